@@ -1,0 +1,42 @@
+#pragma once
+// Value checks attached to config fields. A check returns "" when the value is
+// fine, else what was expected ("an integer >= 1"), which the reader turns
+// into "file:line:col: key: expected ..., got ...".
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace trainer {
+
+template <class T>
+using Check = std::function<std::string(const T&)>;
+
+inline Check<int64_t> at_least(int64_t min) {
+  return [min](const int64_t& x) { return x >= min ? "" : "an integer >= " + std::to_string(min); };
+}
+
+inline Check<int64_t> int_in_range(int64_t min, int64_t max) {
+  return [min, max](const int64_t& x) {
+    return (x >= min && x <= max) ? ""
+                                   : "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  };
+}
+
+inline Check<double> positive() {
+  return [](const double& x) { return x > 0 ? "" : std::string("a number > 0"); };
+}
+
+inline Check<double> non_negative() {
+  return [](const double& x) { return x >= 0 ? "" : std::string("a number >= 0"); };
+}
+
+// [0, 1) — probabilities such as dropout rates and momenta.
+inline Check<double> unit_interval() {
+  return [](const double& x) { return (x >= 0 && x < 1) ? "" : std::string("a number in [0, 1)"); };
+}
+
+inline Check<std::string> not_empty() {
+  return [](const std::string& s) { return s.empty() ? std::string("a non-empty string") : ""; };
+}
+
+}  // namespace trainer

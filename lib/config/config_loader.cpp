@@ -1,0 +1,115 @@
+#include "config/config_loader.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "config/field_reader.h"
+#include "config/validate.h"
+#include "util/error.h"
+
+namespace trainer {
+namespace {
+
+bool is_index(const std::string& text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// "model.layers.2.units=8" -> sets that node in `root`, creating mappings on
+// the way, and records that the value came from this --set.
+void apply_override(YAML::Node& root, const std::string& text, ReadContext& context) {
+  const size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    context.problem("--set " + text, "expected KEY=VALUE, e.g. --set optimizer.lr=0.01");
+    return;
+  }
+  const std::string key = text.substr(0, equals);
+  YAML::Node value;
+  try {
+    value = YAML::Load(text.substr(equals + 1));
+  } catch (const YAML::Exception& e) {
+    context.problem("--set " + text, std::string("value is not valid YAML: ") + e.msg);
+    return;
+  }
+
+  std::vector<std::string> parts;
+  std::stringstream stream(key);
+  for (std::string part; std::getline(stream, part, '.');) parts.push_back(part);
+
+  std::string path;
+  YAML::Node current = root;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    if (part.empty()) {
+      context.problem("--set " + text, "empty key component in '" + key + "'");
+      return;
+    }
+    const bool last = i + 1 == parts.size();
+    if (current.IsSequence() && is_index(part)) {
+      const size_t index = std::stoul(part);
+      path += "[" + part + "]";
+      if (index >= current.size()) {
+        context.problem("--set " + text, "'" + key + "': the list has " + std::to_string(current.size()) +
+                                             " entries, so index " + part + " does not exist");
+        return;
+      }
+      if (last) current[index] = value;
+      else current.reset(current[index]);
+      continue;
+    }
+    path += (path.empty() ? "" : ".") + part;
+    if (last) {
+      current[part] = value;
+    } else {
+      if (!current[part].IsMap() && !current[part].IsSequence()) current[part] = YAML::Node(YAML::NodeType::Map);
+      YAML::Node next = current[part];
+      current.reset(next);
+    }
+  }
+  context.note_override(path, text);
+}
+
+void resolve_defaults(ExperimentConfig& config) {
+  auto& optimizer = config.optimizer;
+  if (!optimizer.lr)
+    optimizer.lr = (optimizer.name == OptimizerKind::kSgd || optimizer.name == OptimizerKind::kMomentum) ? 0.01 : 0.001;
+  if (!optimizer.weight_decay) optimizer.weight_decay = optimizer.name == OptimizerKind::kAdamw ? 0.004 : 0.0;
+}
+
+}  // namespace
+
+ExperimentConfig parse_experiment(const std::string& yaml_text, const std::string& source_name,
+                                  const std::vector<std::string>& overrides) {
+  ReadContext context(source_name);
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError({source_name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                       std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg});
+  }
+  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) throw ConfigError({source_name + ": expected a mapping of sections (experiment:, data:, ...)"});
+
+  for (const auto& text : overrides) apply_override(root, text, context);
+
+  ExperimentConfig config;
+  FieldReader reader(root, "", context);
+  config.visit_fields(reader);
+  reader.report_unknown_keys();
+  if (context.problems().empty()) {
+    resolve_defaults(config);
+    validate_experiment(config, context);
+  }
+  if (!context.problems().empty()) throw ConfigError(context.problems());
+  return config;
+}
+
+ExperimentConfig load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream file(path);
+  if (!file) throw UsageError("cannot read experiment file " + path, "check the path");
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_experiment(text.str(), path, overrides);
+}
+
+}  // namespace trainer

@@ -1,0 +1,86 @@
+#include <sstream>
+
+#include "config/config_loader.h"
+#include "config/yaml_codec.h"
+
+namespace trainer {
+namespace {
+
+struct Row {
+  std::string key, type, default_value, doc;
+};
+
+std::string as_text(const YAML::Node& node) {
+  YAML::Emitter emitter;
+  emitter << YAML::Flow << node;
+  const std::string text = emitter.c_str();
+  return text.empty() || text == "~" ? "none" : text;
+}
+
+// The visitor that lists every field with its type, default and doc.
+class FieldDocumenter {
+ public:
+  FieldDocumenter(std::vector<Row>& rows, std::string prefix) : rows_(rows), prefix_(std::move(prefix)) {}
+
+  template <class T, class C>
+  void operator()(const char* key, const T& field, const char* doc, const C&) {
+    (*this)(key, field, doc);
+  }
+  template <class T>
+  void required(const char* key, const T& field, const char* doc) {
+    (*this)(key, field, doc);
+  }
+  template <class T>
+  void operator()(const char* key, const T& field, const char* doc) {
+    const std::string path = prefix_.empty() ? key : prefix_ + "." + key;
+    if constexpr (IsSection<T>::value) {
+      FieldDocumenter inner(rows_, path);
+      const_cast<T&>(field).visit_fields(inner);
+    } else if constexpr (std::is_same_v<T, std::vector<LayerSpec>>) {
+      rows_.push_back({path, "list of layers", "[]", doc});
+    } else {
+      rows_.push_back({path, Codec<T>::expected(), as_text(Codec<T>::encode(field)), doc});
+    }
+  }
+
+ private:
+  std::vector<Row>& rows_;
+  std::string prefix_;
+};
+
+void write_table(std::ostringstream& out, const std::vector<Row>& rows) {
+  out << "| key | value | default | meaning |\n| --- | --- | --- | --- |\n";
+  for (const auto& row : rows)
+    out << "| `" << row.key << "` | " << row.type << " | `" << row.default_value << "` | " << row.doc << " |\n";
+}
+
+}  // namespace
+
+std::string config_reference_markdown() {
+  std::ostringstream out;
+  std::vector<Row> rows;
+  ExperimentConfig defaults;
+  FieldDocumenter documenter(rows, "");
+  defaults.visit_fields(documenter);
+  write_table(out, rows);
+
+  out << "\n### Layers\n\nEach entry of `model.layers` has a `type` and the keys of that type:\n";
+  for (const auto& entry : EnumTable<LayerKind>::entries) {
+    LayerSpec layer;
+    layer.type = entry.value;
+    std::vector<Row> layer_rows;
+    FieldDocumenter layer_documenter(layer_rows, "");
+    layer.visit_fields(layer_documenter);
+    layer_rows.erase(layer_rows.begin());  // `type` itself
+    out << "\n`type: " << entry.name << "`";
+    if (layer_rows.empty()) {
+      out << " takes no other keys.\n";
+      continue;
+    }
+    out << "\n\n";
+    write_table(out, layer_rows);
+  }
+  return out.str();
+}
+
+}  // namespace trainer

@@ -1,0 +1,64 @@
+#include <yaml-cpp/yaml.h>
+
+#include "config/config_loader.h"
+#include "config/yaml_codec.h"
+
+namespace trainer {
+namespace {
+
+// The visitor that turns a config section into a YAML mapping.
+class FieldWriter {
+ public:
+  explicit FieldWriter(YAML::Node& out) : out_(out) {}
+
+  template <class T, class C>
+  void operator()(const char* key, const T& field, const char* doc, const C&) {
+    (*this)(key, field, doc);
+  }
+  template <class T>
+  void operator()(const char* key, const T& field, const char*) {
+    out_[key] = encode(field);
+  }
+  template <class T>
+  void required(const char* key, const T& field, const char* doc) {
+    (*this)(key, field, doc);
+  }
+
+  template <class T>
+  static YAML::Node encode(const T& field) {
+    if constexpr (IsSection<T>::value) {
+      YAML::Node node(YAML::NodeType::Map);
+      FieldWriter inner(node);
+      const_cast<T&>(field).visit_fields(inner);
+      return node;
+    } else if constexpr (IsLayerList<T>::value) {
+      YAML::Node node(YAML::NodeType::Sequence);
+      for (const auto& item : field) {
+        YAML::Node entry = encode(item);
+        entry.SetStyle(YAML::EmitterStyle::Flow);
+        node.push_back(entry);
+      }
+      return node;
+    } else {
+      return Codec<T>::encode(field);
+    }
+  }
+
+ private:
+  template <class T>
+  struct IsLayerList : std::false_type {};
+  template <class T>
+  struct IsLayerList<std::vector<T>> : IsSection<T> {};
+
+  YAML::Node& out_;
+};
+
+}  // namespace
+
+std::string to_yaml(const ExperimentConfig& config) {
+  YAML::Emitter emitter;
+  emitter << FieldWriter::encode(config);
+  return std::string(emitter.c_str()) + "\n";
+}
+
+}  // namespace trainer

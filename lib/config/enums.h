@@ -1,0 +1,95 @@
+#pragma once
+// Every mode the experiment file can name, with its spellings.
+#include "config/enum_names.h"
+
+namespace trainer {
+
+enum class DatasetKind { kReuters, kFashionMnist, kMnist, kSynthetic };
+template <> struct EnumTable<DatasetKind> {
+  static constexpr EnumName<DatasetKind> entries[] = {
+      {DatasetKind::kReuters, "reuters"},
+      {DatasetKind::kFashionMnist, "fashion_mnist"},
+      {DatasetKind::kMnist, "mnist"},
+      {DatasetKind::kSynthetic, "synthetic"}};
+};
+
+// Which end of a sequence pad_sequences pads or truncates (Keras: "pre").
+enum class SequenceEnd { kPre, kPost };
+template <> struct EnumTable<SequenceEnd> {
+  static constexpr EnumName<SequenceEnd> entries[] = {{SequenceEnd::kPre, "pre"},
+                                                      {SequenceEnd::kPost, "post"}};
+};
+
+enum class LayerKind {
+  kEmbedding, kConv1d, kConv2d, kMaxPool1d, kMaxPool2d, kAvgPool1d, kAvgPool2d,
+  kGlobalAvgPool, kFlatten, kDense, kDropout, kBatchNorm, kActivation
+};
+template <> struct EnumTable<LayerKind> {
+  static constexpr EnumName<LayerKind> entries[] = {
+      {LayerKind::kEmbedding, "embedding"},   {LayerKind::kConv1d, "conv1d"},
+      {LayerKind::kConv2d, "conv2d"},         {LayerKind::kMaxPool1d, "maxpool1d"},
+      {LayerKind::kMaxPool2d, "maxpool2d"},   {LayerKind::kAvgPool1d, "avgpool1d"},
+      {LayerKind::kAvgPool2d, "avgpool2d"},   {LayerKind::kGlobalAvgPool, "global_avgpool"},
+      {LayerKind::kFlatten, "flatten"},       {LayerKind::kDense, "dense"},
+      {LayerKind::kDropout, "dropout"},       {LayerKind::kBatchNorm, "batchnorm"},
+      {LayerKind::kActivation, "activation"}};
+};
+
+enum class Activation { kLinear, kRelu, kTanh, kSigmoid, kGelu, kSoftmax };
+template <> struct EnumTable<Activation> {
+  static constexpr EnumName<Activation> entries[] = {
+      {Activation::kLinear, "linear"}, {Activation::kRelu, "relu"},
+      {Activation::kTanh, "tanh"},     {Activation::kSigmoid, "sigmoid"},
+      {Activation::kGelu, "gelu"},     {Activation::kSoftmax, "softmax"}};
+};
+
+// Keras: Glorot-uniform kernels, zero biases, uniform(-0.05, 0.05) embeddings.
+enum class InitScheme { kKeras, kPytorch };
+template <> struct EnumTable<InitScheme> {
+  static constexpr EnumName<InitScheme> entries[] = {{InitScheme::kKeras, "keras"},
+                                                     {InitScheme::kPytorch, "pytorch"}};
+};
+
+enum class OptimizerKind { kSgd, kMomentum, kAdagrad, kAdam, kAdamw, kRmsprop, kNadam };
+template <> struct EnumTable<OptimizerKind> {
+  static constexpr EnumName<OptimizerKind> entries[] = {
+      {OptimizerKind::kSgd, "sgd"},         {OptimizerKind::kMomentum, "momentum"},
+      {OptimizerKind::kAdagrad, "adagrad"}, {OptimizerKind::kAdam, "adam"},
+      {OptimizerKind::kAdamw, "adamw"},     {OptimizerKind::kRmsprop, "rmsprop"},
+      {OptimizerKind::kNadam, "nadam"}};
+};
+
+enum class ScheduleKind { kConstant, kStep, kExponential, kCosine };
+template <> struct EnumTable<ScheduleKind> {
+  static constexpr EnumName<ScheduleKind> entries[] = {
+      {ScheduleKind::kConstant, "constant"}, {ScheduleKind::kStep, "step"},
+      {ScheduleKind::kExponential, "exponential"}, {ScheduleKind::kCosine, "cosine"}};
+};
+
+enum class LossKind { kSparseCategoricalCrossentropy, kMse, kMae };
+template <> struct EnumTable<LossKind> {
+  static constexpr EnumName<LossKind> entries[] = {
+      {LossKind::kSparseCategoricalCrossentropy, "sparse_categorical_crossentropy"},
+      {LossKind::kMse, "mse"},
+      {LossKind::kMae, "mae"}};
+};
+
+enum class Precision { kFp32, kBf16, kFp16 };
+template <> struct EnumTable<Precision> {
+  static constexpr EnumName<Precision> entries[] = {
+      {Precision::kFp32, "fp32"}, {Precision::kBf16, "bf16"}, {Precision::kFp16, "fp16"}};
+};
+
+enum class ConvPadding { kValid, kSame, kExplicit };
+template <> struct EnumTable<ConvPadding> {
+  static constexpr EnumName<ConvPadding> entries[] = {
+      {ConvPadding::kValid, "valid"}, {ConvPadding::kSame, "same"}, {ConvPadding::kExplicit, "explicit"}};
+};
+
+enum class ProgressMode { kAuto, kAlways, kNever };
+template <> struct EnumTable<ProgressMode> {
+  static constexpr EnumName<ProgressMode> entries[] = {
+      {ProgressMode::kAuto, "auto"}, {ProgressMode::kAlways, "always"}, {ProgressMode::kNever, "never"}};
+};
+
+}  // namespace trainer

@@ -1,0 +1,309 @@
+#pragma once
+// The typed experiment. Each section declares its options once, in
+// `visit_fields`: key, member (whose initialiser is the default), doc and
+// check together. The YAML reader, the YAML writer (`trainer config`) and the
+// README's config reference all walk these declarations, so they cannot drift.
+//
+// A visitor `v` is called as v(key, member, doc[, check]) or
+// v.required(key, member, doc).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/checks.h"
+#include "config/enums.h"
+#include "config/field_types.h"
+
+namespace trainer {
+
+struct ExperimentSection {
+  std::string name = "experiment";
+  int64_t seed = 42;
+
+  template <class V> void visit_fields(V& v) {
+    v("name", name, "Experiment name; names the run directory runs/<name>/.", not_empty());
+    v("seed", seed, "Seed of weights, data order and dropout. Same seed and thread count, same run.",
+      at_least(0));
+  }
+};
+
+struct SyntheticConfig {
+  int64_t train_samples = 1024;
+  int64_t valid_samples = 256;
+  Dims shape{32};
+  int64_t classes = 10;
+  int64_t vocabulary = 0;
+
+  template <class V> void visit_fields(V& v) {
+    v("train_samples", train_samples, "Training samples to generate.", at_least(1));
+    v("valid_samples", valid_samples, "Validation samples to generate.", at_least(1));
+    v("shape", shape, "Shape of one input, without the batch dimension.");
+    v("classes", classes, "Number of classes; labels are uniform in [0, classes).", at_least(2));
+    v("vocabulary", vocabulary,
+      "0: float inputs from N(0, 1). N > 0: integer tokens in [0, N), for embeddings.", at_least(0));
+  }
+};
+
+struct DataConfig {
+  DatasetKind dataset = DatasetKind::kFashionMnist;
+  std::string path;
+  int64_t num_words = 0;
+  int64_t skip_top = 0;
+  int64_t maxlen = 0;
+  double test_split = 0.2;
+  int64_t split_seed = 113;
+  int64_t start_char = 1;
+  int64_t oov_char = 2;
+  int64_t index_from = 3;
+  int64_t sequence_length = 0;
+  SequenceEnd padding = SequenceEnd::kPre;
+  SequenceEnd truncating = SequenceEnd::kPre;
+  int64_t max_train_samples = 0;
+  int64_t max_valid_samples = 0;
+  bool shuffle = true;
+  int64_t workers = 1;
+  int64_t prefetch = 4;
+  SyntheticConfig synthetic;
+
+  template <class V> void visit_fields(V& v) {
+    v("dataset", dataset, "Which data set: reuters, fashion_mnist, mnist or synthetic.");
+    v("path", path,
+      "Where the data is. reuters: reuters.npz or the Reuters-21578 .sgm folder (default: "
+      "~/.keras/datasets/reuters.npz, then ../shared/data/reuters21578); fashion_mnist/mnist: the "
+      "folder of IDX files (default /usr/share/datasets/fashion-mnist).");
+    v("num_words", num_words, "reuters: keep the N most frequent words (Keras num_words); 0 = all.",
+      at_least(0));
+    v("skip_top", skip_top, "reuters: replace the N most frequent words by oov_char.", at_least(0));
+    v("maxlen", maxlen, "reuters: drop newswires longer than this before splitting (Keras); 0 = keep all.",
+      at_least(0));
+    v("test_split", test_split, "reuters: fraction of newswires held out for validation.",
+      Check<double>([](const double& x) { return (x > 0 && x < 1) ? "" : "a number in (0, 1)"; }));
+    v("split_seed", split_seed, "reuters: seed of the shuffle before the split (Keras: 113).", at_least(0));
+    v("start_char", start_char, "reuters: index that starts every sequence.", at_least(0));
+    v("oov_char", oov_char, "reuters: index of out-of-vocabulary words.", at_least(0));
+    v("index_from", index_from, "reuters: word indices are shifted up by this.", at_least(0));
+    v("sequence_length", sequence_length,
+      "reuters: pad or truncate every sequence to this length (Keras pad_sequences maxlen); 0 = "
+      "longest.",
+      at_least(0));
+    v("padding", padding, "reuters: pad at the start (pre) or end (post), as pad_sequences.");
+    v("truncating", truncating, "reuters: cut long sequences at the start (pre) or end (post).");
+    v("max_train_samples", max_train_samples, "Use only the first N training samples; 0 = all.",
+      at_least(0));
+    v("max_valid_samples", max_valid_samples, "Use only the first N validation samples; 0 = all.",
+      at_least(0));
+    v("shuffle", shuffle, "Reshuffle the training set every epoch (seeded by experiment.seed and epoch).");
+    v("workers", workers, "Background threads that assemble batches.", int_in_range(1, 64));
+    v("prefetch", prefetch, "Batches assembled ahead of the training step.", int_in_range(1, 1024));
+    v("synthetic", synthetic, "Options of the synthetic data set.");
+  }
+};
+
+// One layer of the sequential model. Which keys a layer takes depends on its
+// type; the others are errors.
+struct LayerSpec {
+  LayerKind type = LayerKind::kDense;
+  SizeRef units = SizeRef::of(0);
+  SizeRef input_dim = SizeRef::from("vocabulary");
+  Dims kernel_size;
+  Dims strides;
+  Dims pool_size{2};
+  PaddingSpec padding;
+  Activation activation = Activation::kLinear;
+  bool use_bias = true;
+  double rate = 0.5;
+  double momentum = 0.99;
+  double epsilon = 1e-3;
+
+  template <class V> void visit_fields(V& v) {
+    v.required("type", type, "Layer type.");
+    switch (type) {
+      case LayerKind::kEmbedding:
+        v("input_dim", input_dim, "Rows: a number, or 'vocabulary' (from the data).");
+        v("output_dim", units, "Width of each embedding vector.");
+        break;
+      case LayerKind::kConv1d:
+      case LayerKind::kConv2d:
+        v("filters", units, "Output channels.");
+        v("kernel_size", kernel_size, "Kernel size: n or [h, w].");
+        v("strides", strides, "Strides; default 1.");
+        v("padding", padding, "valid, same, or a number of zeros on each side.");
+        v("activation", activation, "Activation applied to the output.");
+        v("use_bias", use_bias, "Add a bias.");
+        break;
+      case LayerKind::kMaxPool1d:
+      case LayerKind::kMaxPool2d:
+      case LayerKind::kAvgPool1d:
+      case LayerKind::kAvgPool2d:
+        v("pool_size", pool_size, "Window size: n or [h, w].");
+        v("strides", strides, "Strides; default pool_size.");
+        v("padding", padding, "valid or same.");
+        break;
+      case LayerKind::kDense:
+        v("units", units, "Outputs: a number, or 'classes' (from the data).");
+        v("activation", activation, "Activation; softmax on the output layer pairs with the "
+                                    "cross-entropy loss (computed stably).");
+        v("use_bias", use_bias, "Add a bias.");
+        break;
+      case LayerKind::kDropout:
+        v("rate", rate, "Fraction of inputs dropped while training.", unit_interval());
+        break;
+      case LayerKind::kBatchNorm:
+        v("momentum", momentum, "Keras momentum of the running statistics.", unit_interval());
+        v("epsilon", epsilon, "Added to the variance.", positive());
+        break;
+      case LayerKind::kActivation:
+        v("activation", activation, "The activation.");
+        break;
+      case LayerKind::kGlobalAvgPool:
+      case LayerKind::kFlatten:
+        break;
+    }
+  }
+};
+
+struct ModelConfig {
+  InitScheme init = InitScheme::kKeras;
+  std::vector<LayerSpec> layers;
+
+  template <class V> void visit_fields(V& v) {
+    v("init", init, "Initialisation: keras (Glorot-uniform kernels, zero biases, uniform +-0.05 "
+                    "embeddings) or pytorch (LibTorch's defaults).");
+    v("layers", layers, "The layers, in order (see 'Layers').");
+  }
+};
+
+struct ScheduleConfig {
+  ScheduleKind name = ScheduleKind::kConstant;
+  double gamma = 0.1;
+  double step_epochs = 1;
+  double min_lr = 0;
+  double warmup_epochs = 0;
+
+  template <class V> void visit_fields(V& v) {
+    v("name", name, "constant; step (x gamma every step_epochs); exponential (x gamma per epoch, "
+                    "continuous); cosine (to min_lr at the last epoch).");
+    v("gamma", gamma, "Decay factor of step and exponential.", positive());
+    v("step_epochs", step_epochs, "Epochs between decays of the step schedule.", positive());
+    v("min_lr", min_lr, "Final learning rate of the cosine schedule.", non_negative());
+    v("warmup_epochs", warmup_epochs, "Linear warm-up from 0 over this many epochs (fractions allowed).",
+      non_negative());
+  }
+};
+
+struct OptimizerConfig {
+  OptimizerKind name = OptimizerKind::kAdam;
+  std::optional<double> lr;
+  double momentum = 0.9;
+  bool nesterov = false;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double epsilon = 1e-7;
+  double rho = 0.9;
+  double initial_accumulator = 0.1;
+  double momentum_decay = 0.004;
+  std::optional<double> weight_decay;
+  double clip_norm = 0;
+  ScheduleConfig schedule;
+
+  template <class V> void visit_fields(V& v) {
+    v("name", name, "sgd, momentum, adagrad, adam, adamw, rmsprop or nadam.");
+    v("lr", lr, "Learning rate. Default: Keras's for the optimizer (sgd 0.01, others 0.001).",
+      Check<std::optional<double>>([](const auto& x) { return (!x || *x > 0) ? "" : "a number > 0"; }));
+    v("momentum", momentum, "momentum: momentum factor.", unit_interval());
+    v("nesterov", nesterov, "momentum: Nesterov momentum.");
+    v("beta1", beta1, "adam, adamw, nadam: first-moment decay.", unit_interval());
+    v("beta2", beta2, "adam, adamw, nadam: second-moment decay.", unit_interval());
+    v("epsilon", epsilon, "adam, adamw, nadam, rmsprop, adagrad: epsilon (Keras: 1e-7).", positive());
+    v("rho", rho, "rmsprop: decay of the squared-gradient average.", unit_interval());
+    v("initial_accumulator", initial_accumulator, "adagrad: initial accumulator value.", non_negative());
+    v("momentum_decay", momentum_decay, "nadam: momentum decay (Keras/PyTorch: 0.004).", non_negative());
+    v("weight_decay", weight_decay, "L2 penalty (decoupled for adamw). Default: adamw 0.004, others 0.",
+      Check<std::optional<double>>([](const auto& x) { return (!x || *x >= 0) ? "" : "a number >= 0"; }));
+    v("clip_norm", clip_norm, "Clip gradients to this global L2 norm; 0 = no clipping.", non_negative());
+    v("schedule", schedule, "Learning-rate schedule, evaluated every step.");
+  }
+};
+
+struct LossConfig {
+  LossKind name = LossKind::kSparseCategoricalCrossentropy;
+  bool from_logits = false;
+
+  template <class V> void visit_fields(V& v) {
+    v("name", name, "sparse_categorical_crossentropy, mse or mae.");
+    v("from_logits", from_logits,
+      "sparse_categorical_crossentropy: the model outputs logits, not probabilities. With a final "
+      "softmax layer the loss is computed from its logits either way.");
+  }
+};
+
+struct TrainConfig {
+  int64_t epochs = 10;
+  int64_t batch_size = 32;
+  int64_t valid_batch_size = 0;
+  int64_t steps_per_epoch = 0;
+  int64_t validate_every = 1;
+  int64_t checkpoint_every = 1;
+  int64_t keep_checkpoints = 3;
+
+  template <class V> void visit_fields(V& v) {
+    v("epochs", epochs, "Epochs to train.", at_least(1));
+    v("batch_size", batch_size, "Samples per step (per device).", at_least(1));
+    v("valid_batch_size", valid_batch_size, "Samples per validation batch; 0 = 4 x batch_size.",
+      at_least(0));
+    v("steps_per_epoch", steps_per_epoch, "Stop an epoch after N steps; 0 = the whole training set.",
+      at_least(0));
+    v("validate_every", validate_every, "Validate every N epochs (and after the last).", at_least(1));
+    v("checkpoint_every", checkpoint_every, "Save a checkpoint every N epochs (and after the last).",
+      at_least(1));
+    v("keep_checkpoints", keep_checkpoints, "Keep the newest N checkpoints.", at_least(1));
+  }
+};
+
+struct LogConfig {
+  std::string dir = "runs";
+  std::string run_name;
+  ProgressMode progress = ProgressMode::kAuto;
+
+  template <class V> void visit_fields(V& v) {
+    v("dir", dir, "Runs are written to <dir>/<experiment.name>/<run_name>/.", not_empty());
+    v("run_name", run_name, "Name of this run's directory; default: the start time, YYYYmmdd-HHMMSS.");
+    v("progress", progress, "Progress bar on stderr: auto (only on a terminal), always or never.");
+  }
+};
+
+struct ExperimentConfig {
+  ExperimentSection experiment;
+  DataConfig data;
+  ModelConfig model;
+  OptimizerConfig optimizer;
+  LossConfig loss;
+  std::vector<std::string> metrics{"accuracy"};
+  TrainConfig train;
+  DeviceList devices;
+  MemoryLimit memory_limit;
+  Precision precision = Precision::kFp32;
+  bool mixed_precision = false;
+  int64_t cpu_threads = 0;
+  LogConfig log;
+
+  template <class V> void visit_fields(V& v) {
+    v("experiment", experiment, "Name and seed.");
+    v("data", data, "The data set and its input pipeline.");
+    v("model", model, "The network.");
+    v("optimizer", optimizer, "Optimizer, learning rate, schedule and gradient clipping.");
+    v("loss", loss, "The training loss.");
+    v("metrics", metrics, "Reported besides the loss: accuracy, topK (e.g. top5), mse, mae.");
+    v("train", train, "Epochs, batch sizes and cadences.");
+    v("devices", devices, "cpu (more devices, GPUs: not supported yet).");
+    v("memory_limit", memory_limit, "Per-device memory budget: MiB (4096) or 512MiB, 4GiB; 0 = none "
+                                    "(not supported yet).");
+    v("precision", precision, "fp32, bf16 or fp16 (only fp32 is supported yet).");
+    v("mixed_precision", mixed_precision, "fp16 on GPU, bf16 on CPU (not supported yet).");
+    v("cpu_threads", cpu_threads, "Intra-op CPU threads; 0 = all cores.", int_in_range(0, 1024));
+    v("log", log, "Run directory and console output.");
+  }
+};
+
+}  // namespace trainer

@@ -1,0 +1,130 @@
+#pragma once
+// The visitor that fills a config section from a YAML mapping, recording a
+// problem (with location) for every missing, mistyped, out-of-range or unknown key.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "config/checks.h"
+#include "config/read_context.h"
+#include "config/yaml_codec.h"
+#include "util/text.h"
+
+namespace trainer {
+
+template <class T>
+struct NoDeduce {
+  using type = T;
+};
+
+class FieldReader {
+ public:
+  FieldReader(const YAML::Node& map, std::string prefix, ReadContext& context)
+      : map_(map), prefix_(std::move(prefix)), context_(context) {}
+
+  template <class T>
+  void operator()(const char* key, T& field, const char*, const Check<typename NoDeduce<T>::type>& check = {}) {
+    read(key, field, check, /*required=*/false);
+  }
+  template <class T>
+  void required(const char* key, T& field, const char*) {
+    read(key, field, Check<T>{}, /*required=*/true);
+  }
+
+  // Reports keys of the mapping that no field declared.
+  void report_unknown_keys() const {
+    for (auto it = map_.begin(); it != map_.end(); ++it) {
+      std::string key;
+      if (!decode_scalar(it->first, key)) {
+        context_.problem(context_.where(prefix_, it->first), "keys must be strings");
+        continue;
+      }
+      if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+      const std::string path = join_path(key);
+      std::string message = "unknown key '" + path + "'";
+      const std::string nearest = nearest_word(key, known_);
+      if (!nearest.empty()) message += " (did you mean '" + join_path(nearest) + "'?)";
+      else message += "; valid keys here: " + join(known_, ", ");
+      context_.problem(context_.where(path, it->first), message);
+    }
+  }
+
+ private:
+  std::string join_path(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
+
+  template <class T>
+  void read(const char* key, T& field, const Check<T>& check, bool required) {
+    known_.push_back(key);
+    const std::string path = join_path(key);
+    const YAML::Node child = map_[key];
+    if (!child) {
+      if (required)
+        context_.problem(context_.where(prefix_, map_), "missing required key '" + path + "'");
+      return;
+    }
+    context_.remember(path, child);
+    if (!read_value(child, path, field)) return;
+    if (check) {
+      const std::string expected = check(field);
+      if (!expected.empty()) complain(child, path, expected);
+    }
+  }
+
+  void complain(const YAML::Node& node, const std::string& path, const std::string& expected) const {
+    std::string got;
+    if (node.IsScalar()) got = "'" + node.Scalar() + "'";
+    else if (node.IsSequence()) got = "a list";
+    else if (node.IsMap()) got = "a mapping";
+    else got = "nothing";
+    context_.problem(context_.where(path, node), path + ": expected " + expected + ", got " + got);
+  }
+
+  template <class T>
+  bool read_value(const YAML::Node& node, const std::string& path, T& field) {
+    if constexpr (IsSection<T>::value) {
+      return read_section(node, path, field);
+    } else if constexpr (IsSectionList<T>::value) {
+      if (!node.IsSequence()) {
+        complain(node, path, "a list");
+        return false;
+      }
+      field.clear();
+      for (size_t i = 0; i < node.size(); ++i) {
+        typename T::value_type item{};
+        read_section(node[i], path + "[" + std::to_string(i) + "]", item);
+        field.push_back(item);
+      }
+      return true;
+    } else {
+      if (Codec<T>::decode(node, field)) return true;
+      complain(node, path, Codec<T>::expected());
+      return false;
+    }
+  }
+
+  template <class S>
+  bool read_section(const YAML::Node& node, const std::string& path, S& section) {
+    if (!node.IsMap()) {
+      complain(node, path, "a mapping of keys");
+      return false;
+    }
+    FieldReader inner(node, path, context_);
+    section.visit_fields(inner);
+    inner.report_unknown_keys();
+    return true;
+  }
+
+  template <class T>
+  struct IsSectionList : std::false_type {};
+  template <class T>
+  struct IsSectionList<std::vector<T>> : IsSection<T> {};
+
+  const YAML::Node map_;
+  std::string prefix_;
+  ReadContext& context_;
+  std::vector<std::string> known_;
+};
+
+}  // namespace trainer

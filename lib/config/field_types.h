@@ -1,0 +1,43 @@
+#pragma once
+// Value types of config fields that are more than a number or a word.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/enums.h"
+
+namespace trainer {
+
+// A layer size: a number, or a keyword resolved from the data
+// (`units: classes`, `input_dim: vocabulary`).
+struct SizeRef {
+  int64_t value = 0;
+  std::string keyword;  // empty when `value` holds the size
+  bool is_keyword() const { return !keyword.empty(); }
+  static SizeRef of(int64_t v) { return {v, {}}; }
+  static SizeRef from(const std::string& k) { return {0, k}; }
+};
+
+// Kernel, stride and pool sizes: `5` or `[5, 3]`; a single number applies to
+// every spatial dimension. Empty means "the layer's default".
+using Dims = std::vector<int64_t>;
+
+// Keras `valid` / `same`, or an explicit amount of zero padding on each side.
+struct PaddingSpec {
+  ConvPadding mode = ConvPadding::kValid;
+  int64_t amount = 0;  // used when mode == kExplicit
+};
+
+// Per-device memory budget; 0 means "grow on demand" (no budget).
+// Written as MiB (`4096`) or with a unit (`512MiB`, `4GiB`).
+struct MemoryLimit {
+  int64_t mib = 0;
+};
+
+// `cpu`, `gpu:0`, `gpu:0,1,2,3`, `gpu:all`, or a list such as [cpu, cpu]:
+// one entry per rank.
+struct DeviceList {
+  std::vector<std::string> entries{"cpu"};
+};
+
+}  // namespace trainer

@@ -1,0 +1,31 @@
+#include "config/read_context.h"
+
+namespace trainer {
+namespace {
+bool is_within(const std::string& path, const std::string& prefix) {
+  return path == prefix || (path.rfind(prefix, 0) == 0 && (path[prefix.size()] == '.' || path[prefix.size()] == '['));
+}
+
+std::string parent_of(const std::string& path) {
+  const size_t cut = path.find_last_of(".[");
+  return cut == std::string::npos ? "" : path.substr(0, cut);
+}
+}  // namespace
+
+std::string ReadContext::where(const std::string& path, const YAML::Node& node) const {
+  for (const auto& [prefix, text] : overrides_)
+    if (is_within(path, prefix)) return "--set " + text;
+  const YAML::Mark mark = node.Mark();
+  if (mark.is_null()) return source_;
+  return source_ + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+std::string ReadContext::location_of(const std::string& path) const {
+  for (std::string p = path; !p.empty(); p = parent_of(p)) {
+    auto found = locations_.find(p);
+    if (found != locations_.end()) return found->second;
+  }
+  return source_;
+}
+
+}  // namespace trainer

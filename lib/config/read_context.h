@@ -1,0 +1,34 @@
+#pragma once
+// Where each value came from (file:line:col or a --set), and the problems found.
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace trainer {
+
+class ReadContext {
+ public:
+  explicit ReadContext(std::string source_name) : source_(std::move(source_name)) {}
+
+  // `path` uses dots and [i]: "model.layers[2].units".
+  void note_override(const std::string& path, const std::string& text) { overrides_[path] = text; }
+  std::string where(const std::string& path, const YAML::Node& node) const;
+  void remember(const std::string& path, const YAML::Node& node) { locations_[path] = where(path, node); }
+  // Location of a value read earlier, or of the nearest enclosing one.
+  std::string location_of(const std::string& path) const;
+
+  void problem(const std::string& location, const std::string& message) {
+    problems_.push_back(location + ": " + message);
+  }
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::string source_;
+  std::map<std::string, std::string> overrides_;
+  std::map<std::string, std::string> locations_;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace trainer

@@ -1,0 +1,14 @@
+#pragma once
+// Checks that involve more than one field, or a field's meaning for the rest
+// of the program (what is supported yet). Problems go to `context`.
+#include "config/experiment_config.h"
+#include "config/read_context.h"
+
+namespace trainer {
+
+void validate_experiment(const ExperimentConfig& config, ReadContext& context);
+
+// "top5" -> 5; 0 when `name` is not a top-k metric.
+int64_t top_k_of(const std::string& name);
+
+}  // namespace trainer

@@ -1,0 +1,252 @@
+#pragma once
+// How each config value type is read from and written to YAML. Every codec
+// has decode (false when the node does not hold such a value), encode, and
+// expected (the text shown in errors and in the config reference).
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <regex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "config/enums.h"
+#include "config/field_types.h"
+
+namespace trainer {
+
+template <class T, class Enable = void>
+struct Codec;
+
+template <class T>
+bool decode_scalar(const YAML::Node& node, T& out) {
+  if (!node.IsScalar()) return false;
+  try {
+    out = node.as<T>();
+    return true;
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
+template <>
+struct Codec<bool> {
+  static bool decode(const YAML::Node& n, bool& v) { return decode_scalar(n, v); }
+  static YAML::Node encode(bool v) { return YAML::Node(v); }
+  static std::string expected() { return "true or false"; }
+};
+
+template <>
+struct Codec<int64_t> {
+  static bool decode(const YAML::Node& n, int64_t& v) { return decode_scalar(n, v); }
+  static YAML::Node encode(int64_t v) { return YAML::Node(v); }
+  static std::string expected() { return "an integer"; }
+};
+
+template <>
+struct Codec<double> {
+  static bool decode(const YAML::Node& n, double& v) { return decode_scalar(n, v); }
+  // Shortest text that reads back as the same double: 0.1, not 0.10000000000000001.
+  static YAML::Node encode(double v) {
+    char text[32];
+    for (int digits = 6; digits <= 17; ++digits) {
+      std::snprintf(text, sizeof text, "%.*g", digits, v);
+      if (std::strtod(text, nullptr) == v) break;
+    }
+    return YAML::Node(std::string(text));
+  }
+  static std::string expected() { return "a number"; }
+};
+
+template <>
+struct Codec<std::string> {
+  static bool decode(const YAML::Node& n, std::string& v) { return decode_scalar(n, v); }
+  static YAML::Node encode(const std::string& v) { return YAML::Node(v); }
+  static std::string expected() { return "a string"; }
+};
+
+template <class E>
+struct Codec<E, std::enable_if_t<std::is_enum_v<E>>> {
+  static bool decode(const YAML::Node& n, E& v) {
+    std::string text;
+    if (!decode_scalar(n, text)) return false;
+    auto parsed = enum_from_string<E>(text);
+    if (parsed) v = *parsed;
+    return parsed.has_value();
+  }
+  static YAML::Node encode(E v) { return YAML::Node(std::string(to_string(v))); }
+  static std::string expected() { return "one of " + enum_spellings<E>(); }
+};
+
+template <class T>
+struct Codec<std::optional<T>> {
+  static bool decode(const YAML::Node& n, std::optional<T>& v) {
+    if (n.IsNull()) {
+      v.reset();
+      return true;
+    }
+    T value{};
+    if (!Codec<T>::decode(n, value)) return false;
+    v = value;
+    return true;
+  }
+  static YAML::Node encode(const std::optional<T>& v) { return v ? Codec<T>::encode(*v) : YAML::Node(); }
+  static std::string expected() { return Codec<T>::expected() + " or null"; }
+};
+
+template <>
+struct Codec<std::vector<std::string>> {
+  static bool decode(const YAML::Node& n, std::vector<std::string>& v) {
+    if (!n.IsSequence()) return false;
+    v.clear();
+    for (const auto& item : n) {
+      std::string text;
+      if (!decode_scalar(item, text)) return false;
+      v.push_back(text);
+    }
+    return true;
+  }
+  static YAML::Node encode(const std::vector<std::string>& v) {
+    YAML::Node n(YAML::NodeType::Sequence);
+    for (const auto& s : v) n.push_back(s);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    return n;
+  }
+  static std::string expected() { return "a list of strings"; }
+};
+
+template <>
+struct Codec<Dims> {
+  static bool decode(const YAML::Node& n, Dims& v) {
+    int64_t single = 0;
+    if (decode_scalar(n, single)) {
+      v = {single};
+      return single >= 1;
+    }
+    if (!n.IsSequence() || n.size() == 0) return false;
+    v.clear();
+    for (const auto& item : n) {
+      if (!decode_scalar(item, single) || single < 1) return false;
+      v.push_back(single);
+    }
+    return true;
+  }
+  static YAML::Node encode(const Dims& v) {
+    if (v.size() == 1) return YAML::Node(v[0]);
+    YAML::Node n(YAML::NodeType::Sequence);
+    for (auto d : v) n.push_back(d);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    return n;
+  }
+  static std::string expected() { return "a positive integer or a list of them"; }
+};
+
+template <>
+struct Codec<SizeRef> {
+  static bool decode(const YAML::Node& n, SizeRef& v) {
+    int64_t number = 0;
+    if (decode_scalar(n, number)) {
+      v = SizeRef::of(number);
+      return number >= 1;
+    }
+    std::string word;
+    if (!decode_scalar(n, word) || (word != "classes" && word != "vocabulary")) return false;
+    v = SizeRef::from(word);
+    return true;
+  }
+  static YAML::Node encode(const SizeRef& v) {
+    return v.is_keyword() ? YAML::Node(v.keyword) : YAML::Node(v.value);
+  }
+  static std::string expected() { return "a positive integer, 'classes' or 'vocabulary'"; }
+};
+
+template <>
+struct Codec<PaddingSpec> {
+  static bool decode(const YAML::Node& n, PaddingSpec& v) {
+    int64_t amount = 0;
+    if (decode_scalar(n, amount)) {
+      v = {ConvPadding::kExplicit, amount};
+      return amount >= 0;
+    }
+    std::string word;
+    if (!decode_scalar(n, word)) return false;
+    if (word == "valid" || word == "same") {
+      v = {word == "valid" ? ConvPadding::kValid : ConvPadding::kSame, 0};
+      return true;
+    }
+    return false;
+  }
+  static YAML::Node encode(const PaddingSpec& v) {
+    if (v.mode == ConvPadding::kExplicit) return YAML::Node(v.amount);
+    return YAML::Node(std::string(v.mode == ConvPadding::kValid ? "valid" : "same"));
+  }
+  static std::string expected() { return "valid, same, or a number of zeros >= 0"; }
+};
+
+template <>
+struct Codec<MemoryLimit> {
+  static bool decode(const YAML::Node& n, MemoryLimit& v) {
+    std::string text;
+    if (!decode_scalar(n, text)) return false;
+    static const std::regex pattern(R"(^\s*(\d+)\s*(MiB|GiB|MB|GB|M|G)?\s*$)");
+    std::smatch match;
+    if (!std::regex_match(text, match, pattern)) return false;
+    int64_t amount = std::stoll(match[1].str());
+    const std::string unit = match[2].str();
+    if (unit == "GiB" || unit == "G") amount *= 1024;
+    else if (unit == "MB") amount = amount * 1000 * 1000 / (1024 * 1024);
+    else if (unit == "GB") amount = amount * 1000 * 1000 * 1000 / (1024 * 1024);
+    v.mib = amount;
+    return true;
+  }
+  static YAML::Node encode(const MemoryLimit& v) {
+    return v.mib == 0 ? YAML::Node(int64_t{0}) : YAML::Node(std::to_string(v.mib) + "MiB");
+  }
+  static std::string expected() { return "MiB as a number (4096) or with a unit (512MiB, 4GiB)"; }
+};
+
+template <>
+struct Codec<DeviceList> {
+  // "gpu:0,1" is shorthand for [gpu:0, gpu:1]; checking each entry's form is
+  // validation's job, so that its message can say what is wrong.
+  static bool decode(const YAML::Node& n, DeviceList& v) {
+    v.entries.clear();
+    if (n.IsSequence()) {
+      for (const auto& item : n) {
+        std::string text;
+        if (!decode_scalar(item, text)) return false;
+        v.entries.push_back(text);
+      }
+      return !v.entries.empty();
+    }
+    std::string text;
+    if (!decode_scalar(n, text) || text.empty()) return false;
+    const bool gpu = text.rfind("gpu:", 0) == 0;
+    std::string rest = gpu ? text.substr(4) : text;
+    size_t start = 0;
+    while (true) {
+      const size_t comma = rest.find(',', start);
+      const std::string part = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      v.entries.push_back(gpu ? "gpu:" + part : part);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    return true;
+  }
+  static YAML::Node encode(const DeviceList& v) {
+    if (v.entries.size() == 1) return YAML::Node(v.entries[0]);
+    return Codec<std::vector<std::string>>::encode(v.entries);
+  }
+  static std::string expected() { return "cpu, gpu:N, gpu:N,M,..., gpu:all, or a list of devices"; }
+};
+
+// Whether T is a config section (has visit_fields).
+template <class T, class = void>
+struct IsSection : std::false_type {};
+template <class T>
+struct IsSection<T, std::void_t<decltype(&T::template visit_fields<int>)>> : std::true_type {};
+
+}  // namespace trainer

@@ -1,0 +1,90 @@
+#include "util/logging.h"
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "util/error.h"
+
+namespace trainer {
+namespace {
+
+std::shared_ptr<spdlog::logger>& logger_slot() {
+  static std::shared_ptr<spdlog::logger> logger;
+  return logger;
+}
+
+std::shared_ptr<spdlog::sinks::basic_file_sink_mt>& file_sink_slot() {
+  static std::shared_ptr<spdlog::sinks::basic_file_sink_mt> sink;
+  return sink;
+}
+
+}  // namespace
+
+spdlog::level::level_enum parse_log_level(const std::string& text) {
+  for (auto level : {spdlog::level::trace, spdlog::level::debug, spdlog::level::info,
+                     spdlog::level::warn, spdlog::level::err, spdlog::level::off}) {
+    const auto name = spdlog::level::to_string_view(level);
+    if (text == std::string(name.data(), name.size()) || (level == spdlog::level::warn && text == "warn") ||
+        (level == spdlog::level::err && text == "error"))
+      return level;
+  }
+  throw UsageError("unknown log level '" + text + "'", "use one of: trace, debug, info, warn, error, off");
+}
+
+void init_logging(spdlog::level::level_enum level) {
+  auto console = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+  console->set_pattern("%^[%H:%M:%S %l]%$ %v");
+  console->set_level(level);
+  auto logger = std::make_shared<spdlog::logger>("trainer", console);
+  logger->set_level(level);
+  logger->flush_on(spdlog::level::warn);
+  logger_slot() = logger;
+}
+
+void add_log_file(const std::string& path) {
+  auto& logger = logger_slot();
+  if (!logger) init_logging(spdlog::level::info);
+  try {
+    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, /*truncate=*/false);
+    sink->set_pattern("[%Y-%m-%d %H:%M:%S.%e %l] %v");
+    // The file keeps info even when the console is quieter.
+    sink->set_level(spdlog::level::info);
+    logger->sinks().push_back(sink);
+    logger->set_level(std::min(logger->level(), spdlog::level::info));
+    file_sink_slot() = sink;
+  } catch (const spdlog::spdlog_ex& e) {
+    throw IoError("cannot open log file " + path + ": " + e.what());
+  }
+}
+
+void close_log_file() {
+  auto& sink = file_sink_slot();
+  if (!sink) return;
+  auto& sinks = logger_slot()->sinks();
+  sinks.erase(std::remove(sinks.begin(), sinks.end(), sink), sinks.end());
+  sink->flush();
+  sink.reset();
+}
+
+spdlog::logger& log() {
+  auto& logger = logger_slot();
+  if (!logger) init_logging(spdlog::level::info);
+  return *logger;
+}
+
+void emit_record(const std::string& record) {
+  std::fwrite(record.data(), 1, record.size(), stdout);
+  std::fflush(stdout);
+  if (auto& sink = file_sink_slot()) {
+    // Raw text, without the log pattern, so the file parses like stdout.
+    sink->flush();
+    std::ofstream(sink->filename(), std::ios::app) << record;
+  }
+}
+
+}  // namespace trainer

@@ -1,0 +1,24 @@
+#pragma once
+// One logger for the whole program (STYLE.md rule 6). Messages go to stderr;
+// once a run directory exists they also go to <run_dir>/train.log. The epoch
+// records, the documented contract, go to stdout through `emit_record`.
+#include <spdlog/spdlog.h>
+
+#include <string>
+
+namespace trainer {
+
+// Text accepted by --log-level: trace, debug, info, warn, error, off.
+spdlog::level::level_enum parse_log_level(const std::string& text);
+
+void init_logging(spdlog::level::level_enum level);
+// Also write every message to `path` (appended, so resumed runs keep history).
+void add_log_file(const std::string& path);
+void close_log_file();
+
+spdlog::logger& log();
+
+// Writes an epoch record to stdout (flushed, for pipes) and to the log file.
+void emit_record(const std::string& record);
+
+}  // namespace trainer

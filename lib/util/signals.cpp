@@ -1,0 +1,35 @@
+#include "util/signals.h"
+
+#include <csignal>
+#include <unistd.h>
+
+namespace trainer {
+namespace {
+// The one piece of global mutable state besides the logger (STYLE.md rule 7).
+volatile std::sig_atomic_t g_interrupts = 0;
+
+void on_signal(int) {
+  if (g_interrupts > 0) {
+    // The user asked twice: stop now, without saving. _exit is the only
+    // async-signal-safe way out.
+    static const char kMessage[] = "\ntrainer: second interrupt, exiting without saving\n";
+    ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    (void)ignored;
+    _exit(130);
+  }
+  g_interrupts = g_interrupts + 1;
+}
+}  // namespace
+
+void install_interrupt_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+bool interrupt_requested() { return g_interrupts > 0; }
+void clear_interrupt_request() { g_interrupts = 0; }
+
+}  // namespace trainer

@@ -1,0 +1,63 @@
+#include "util/text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+
+namespace trainer {
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string nearest_word(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const auto& candidate : candidates) {
+    const size_t distance = edit_distance(word, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+std::string format_float9(float value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.9g", static_cast<double>(value));
+  return buffer;
+}
+
+namespace {
+std::string format_now(const char* format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, format, &local);
+  return buffer;
+}
+}  // namespace
+
+std::string local_time_hms() { return format_now("%H:%M:%S"); }
+std::string local_timestamp_compact() { return format_now("%Y%m%d-%H%M%S"); }
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
+  return out;
+}
+
+}  // namespace trainer

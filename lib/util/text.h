@@ -1,0 +1,24 @@
+#pragma once
+// Small text helpers shared across the libraries.
+#include <string>
+#include <vector>
+
+namespace trainer {
+
+// Levenshtein distance, for "did you mean" suggestions.
+size_t edit_distance(const std::string& a, const std::string& b);
+
+// The candidate closest to `word`, or "" when none is close enough to be a
+// plausible typo (distance above a third of the word's length, at least 2).
+std::string nearest_word(const std::string& word, const std::vector<std::string>& candidates);
+
+// printf("%.9g") of a float32: the shortest text that round-trips a float.
+std::string format_float9(float value);
+
+// Local time as HH:MM:SS, and as YYYYmmdd-HHMMSS for directory names.
+std::string local_time_hms();
+std::string local_timestamp_compact();
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator);
+
+}  // namespace trainer

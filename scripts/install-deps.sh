@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs everything needed to build, run and test trainer on Debian 12.
+# Idempotent: packages already present are left alone, so it is cheap to re-run.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ccache pkg-config
+  libtorch-dev            # LibTorch 1.13 (CPU)
+  libgloo-dev             # headers that c10d's ProcessGroupGloo needs
+  libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev catch2
+  zlib1g-dev              # gzip'd IDX files and deflated .npz members
+  libopenblas0-pthread    # LibTorch's fp32 Linear goes through libblas.so.3; see README "BLAS"
+  dataset-fashion-mnist   # the real Fashion-MNIST, used by the quick start and tests
+  python3-numpy python3-torch  # reference values in tests (npz files, NAdam) and bench/
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
