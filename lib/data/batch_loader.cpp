@@ -1,0 +1,79 @@
+#include "data/batch_loader.h"
+
+#include "util/error.h"
+#include "util/stopwatch.h"
+
+namespace trainer {
+
+BatchLoader::BatchLoader(const TensorDataset& data, std::vector<int64_t> order, const LoaderOptions& options)
+    : data_(data), order_(std::move(order)), options_(options) {
+  const auto samples = static_cast<int64_t>(order_.size());
+  batch_count_ = (samples + options_.batch_size - 1) / options_.batch_size;
+  if (options_.max_batches > 0) batch_count_ = std::min(batch_count_, options_.max_batches);
+  for (int64_t i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { work(); });
+}
+
+BatchLoader::~BatchLoader() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  space_freed_.notify_all();
+  for (auto& worker : workers_) worker.join();
+}
+
+Batch BatchLoader::assemble(int64_t batch_index) const {
+  const int64_t begin = batch_index * options_.batch_size;
+  const int64_t end = std::min<int64_t>(begin + options_.batch_size, order_.size());
+  const auto indices = torch::from_blob(const_cast<int64_t*>(order_.data() + begin), {end - begin}, torch::kInt64);
+  return {data_.inputs.index_select(0, indices), data_.labels.index_select(0, indices)};
+}
+
+void BatchLoader::work() {
+  // Batches are assembled by one thread each; intra-op parallelism there would
+  // only compete with the training step.
+  torch::NoGradGuard no_grad;
+  while (true) {
+    int64_t index;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      space_freed_.wait(lock, [&] {
+        return stopping_ || next_to_assemble_ >= batch_count_ ||
+               next_to_assemble_ < next_to_hand_out_ + options_.prefetch;
+      });
+      if (stopping_ || next_to_assemble_ >= batch_count_) return;
+      index = next_to_assemble_++;
+    }
+    try {
+      Batch batch = assemble(index);
+      std::lock_guard<std::mutex> lock(mutex_);
+      ready_.emplace(index, std::move(batch));
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      worker_error_ = e.what();
+    }
+    ready_changed_.notify_all();
+  }
+}
+
+std::optional<Batch> BatchLoader::next() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (next_to_hand_out_ >= batch_count_) return std::nullopt;
+  const int64_t wanted = next_to_hand_out_;
+  auto found = ready_.find(wanted);
+  if (found == ready_.end()) {
+    Stopwatch waited;
+    ready_changed_.wait(lock, [&] { return worker_error_ || ready_.count(wanted) > 0; });
+    wait_seconds_ += waited.seconds();
+    if (worker_error_) throw DataError("assembling batch " + std::to_string(wanted) + " failed: " + *worker_error_);
+    found = ready_.find(wanted);
+  }
+  Batch batch = std::move(found->second);
+  ready_.erase(found);
+  ++next_to_hand_out_;
+  lock.unlock();
+  space_freed_.notify_all();
+  return batch;
+}
+
+}  // namespace trainer

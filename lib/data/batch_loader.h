@@ -1,0 +1,66 @@
+#pragma once
+// Assembles batches on background threads, ahead of the training step, into a
+// bounded queue; the step takes them in order. How long the step waited is
+// measured, so starvation shows in every epoch record.
+#include <torch/torch.h>
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "data/dataset.h"
+
+namespace trainer {
+
+struct Batch {
+  torch::Tensor inputs;
+  torch::Tensor labels;
+  int64_t size() const { return labels.size(0); }
+};
+
+struct LoaderOptions {
+  int64_t batch_size = 32;
+  int64_t workers = 1;
+  int64_t prefetch = 4;
+  int64_t max_batches = 0;  // 0: all of them
+};
+
+class BatchLoader {
+ public:
+  // Visits `data` in `order`; the last batch may be smaller.
+  BatchLoader(const TensorDataset& data, std::vector<int64_t> order, const LoaderOptions& options);
+  ~BatchLoader();
+  BatchLoader(const BatchLoader&) = delete;
+  BatchLoader& operator=(const BatchLoader&) = delete;
+
+  // The next batch in order, or nothing after the last one.
+  std::optional<Batch> next();
+  int64_t batch_count() const { return batch_count_; }
+  // Seconds next() spent blocked, waiting for a worker.
+  double wait_seconds() const { return wait_seconds_; }
+
+ private:
+  void work();
+  Batch assemble(int64_t batch_index) const;
+
+  const TensorDataset& data_;
+  std::vector<int64_t> order_;
+  LoaderOptions options_;
+  int64_t batch_count_ = 0;
+
+  std::mutex mutex_;
+  std::condition_variable ready_changed_;  // a batch was added
+  std::condition_variable space_freed_;    // the consumer took one
+  std::map<int64_t, Batch> ready_;
+  std::optional<std::string> worker_error_;
+  int64_t next_to_assemble_ = 0;
+  int64_t next_to_hand_out_ = 0;
+  bool stopping_ = false;
+  double wait_seconds_ = 0;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace trainer

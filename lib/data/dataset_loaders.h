@@ -1,0 +1,16 @@
+#pragma once
+// One loader per data set kind; load_dataset() picks one.
+#include "data/dataset.h"
+
+namespace trainer {
+
+// mnist and fashion_mnist: the four IDX files (gzip'd or raw) in a folder.
+DataSplits load_idx_dataset(const DataConfig& config, const std::string& name);
+
+// The Keras "Reuters newswire topics" set, from reuters.npz or the SGML corpus.
+DataSplits load_reuters(const DataConfig& config);
+
+// Random inputs with learnable labels, for tests and benchmarks.
+DataSplits load_synthetic(const SyntheticConfig& config, int64_t seed);
+
+}  // namespace trainer

@@ -1,0 +1,37 @@
+#include "data/dataset.h"
+#include "data/dataset_loaders.h"
+
+namespace trainer {
+namespace {
+
+TensorDataset first_samples(const TensorDataset& split, int64_t limit) {
+  if (limit <= 0 || limit >= split.size()) return split;
+  return {split.inputs.narrow(0, 0, limit).clone(), split.labels.narrow(0, 0, limit).clone()};
+}
+
+DataSplits load_by_kind(const DataConfig& config, int64_t seed) {
+  switch (config.dataset) {
+    case DatasetKind::kReuters:
+      return load_reuters(config);
+    case DatasetKind::kFashionMnist:
+      return load_idx_dataset(config, "fashion_mnist");
+    case DatasetKind::kMnist:
+      return load_idx_dataset(config, "mnist");
+    case DatasetKind::kSynthetic:
+      return load_synthetic(config.synthetic, seed);
+  }
+  throw std::logic_error("unhandled dataset kind");
+}
+
+}  // namespace
+
+DataSplits load_dataset(const DataConfig& config, int64_t seed) {
+  DataSplits splits = load_by_kind(config, seed);
+  splits.train = first_samples(splits.train, config.max_train_samples);
+  splits.valid = first_samples(splits.valid, config.max_valid_samples);
+  splits.info.train_size = splits.train.size();
+  splits.info.valid_size = splits.valid.size();
+  return splits;
+}
+
+}  // namespace trainer

@@ -1,0 +1,42 @@
+#include "data/dataset_loaders.h"
+#include "util/torch_compat.h"
+
+namespace trainer {
+namespace {
+
+// Labels a model can learn: the argmax of a fixed random linear map of the
+// input (floats), or the first token modulo the class count (tokens).
+TensorDataset make_split(const SyntheticConfig& config, int64_t samples, const torch::Tensor& teacher,
+                         at::Generator& generator) {
+  std::vector<int64_t> shape{samples};
+  shape.insert(shape.end(), config.shape.begin(), config.shape.end());
+  TensorDataset split;
+  if (config.vocabulary > 0) {
+    split.inputs = torch::randint(config.vocabulary, shape, generator, torch::kInt64);
+    split.labels = split.inputs.reshape({samples, -1}).select(1, 0).remainder(config.classes);
+  } else {
+    split.inputs = torch::randn(shape, generator);
+    split.labels = split.inputs.reshape({samples, -1}).matmul(teacher).argmax(1);
+  }
+  return split;
+}
+
+}  // namespace
+
+DataSplits load_synthetic(const SyntheticConfig& config, int64_t seed) {
+  at::Generator generator = compat::make_cpu_generator(static_cast<uint64_t>(seed) * 7919 + 17);
+  int64_t features = 1;
+  for (auto d : config.shape) features *= d;
+  const torch::Tensor teacher = torch::randn({features, config.classes}, generator);
+  DataSplits splits;
+  splits.train = make_split(config, config.train_samples, teacher, generator);
+  splits.valid = make_split(config, config.valid_samples, teacher, generator);
+  splits.info.name = "synthetic";
+  splits.info.input_shape = config.shape;
+  splits.info.token_inputs = config.vocabulary > 0;
+  splits.info.vocabulary = config.vocabulary;
+  splits.info.classes = config.classes;
+  return splits;
+}
+
+}  // namespace trainer

@@ -1,0 +1,39 @@
+#pragma once
+// Every LibTorch call whose spelling differs between the versions trainer
+// supports (Debian's 1.13 and PyTorch's 2.x) lives here, so a port touches
+// one file. Include only from files that already need torch.
+#include <torch/torch.h>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/core/Generator.h>
+
+namespace trainer::compat {
+
+// A CPU random generator with its own seed, independent of the global one.
+inline at::Generator make_cpu_generator(uint64_t seed) {
+  return at::make_generator<at::CPUGeneratorImpl>(seed);
+}
+
+// The global CPU generator, which dropout and torch::rand* use by default.
+inline at::Generator default_cpu_generator() { return at::detail::getDefaultCPUGenerator(); }
+
+inline torch::Tensor generator_state(at::Generator generator) {
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return generator.get_state();
+}
+
+inline void set_generator_state(at::Generator& generator, const torch::Tensor& state) {
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(state);
+}
+
+inline std::string torch_version() {
+#ifdef TORCH_VERSION
+  return TORCH_VERSION;
+#else
+  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+         std::to_string(TORCH_VERSION_PATCH);
+#endif
+}
+
+}  // namespace trainer::compat
