@@ -1,0 +1,24 @@
+#pragma once
+// The network built from `model.layers`, with what the loss needs to know.
+#include <torch/torch.h>
+
+#include "config/experiment_config.h"
+#include "data/data_info.h"
+#include "models/layer_summary.h"
+
+namespace trainer {
+
+struct Model {
+  torch::nn::Sequential net;
+  // The last layer's softmax was left out of `net`: it outputs logits, and the
+  // loss and predictions apply (log-)softmax themselves, stably.
+  bool final_softmax = false;
+  std::vector<LayerSummary> summary;
+};
+
+// Builds the layers for inputs described by `data` (shapes inferred, `units:
+// classes` and `input_dim: vocabulary` resolved) and initialises them.
+// Throws ConfigError naming the layer when shapes do not fit.
+Model build_model(const ModelConfig& config, const DataInfo& data);
+
+}  // namespace trainer

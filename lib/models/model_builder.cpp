@@ -1,0 +1,262 @@
+#include <cmath>
+#include <map>
+
+#include "models/layers.h"
+#include "models/model.h"
+#include "util/error.h"
+
+namespace trainer {
+namespace {
+
+namespace nn = torch::nn;
+
+std::vector<int64_t> shape_of(const torch::Tensor& probe) {
+  auto sizes = probe.sizes().vec();
+  sizes.erase(sizes.begin());
+  return sizes;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string text = "(None";
+  for (auto d : shape) text += ", " + std::to_string(d);
+  return text + ")";
+}
+
+// `dims` broadcast to `rank` entries; `fallback` when empty.
+std::vector<int64_t> expand(const Dims& dims, size_t rank, const Dims& fallback) {
+  const Dims& source = dims.empty() ? fallback : dims;
+  return source.size() == 1 ? std::vector<int64_t>(rank, source[0]) : source;
+}
+
+nn::AnyModule activation_module(Activation activation) {
+  switch (activation) {
+    case Activation::kRelu: return nn::AnyModule(nn::Functional(torch::relu));
+    case Activation::kTanh: return nn::AnyModule(nn::Functional(torch::tanh));
+    case Activation::kSigmoid: return nn::AnyModule(nn::Functional(torch::sigmoid));
+    case Activation::kGelu: return nn::AnyModule(nn::GELU());
+    case Activation::kSoftmax: return nn::AnyModule(nn::Softmax(1));
+    case Activation::kLinear: break;
+  }
+  return {};
+}
+
+// Builds one layer at a time, pushing a probe sample through each new module
+// to learn the next layer's input shape.
+class Builder {
+ public:
+  Builder(const ModelConfig& config, const DataInfo& data) : config_(config), data_(data) {
+    std::vector<int64_t> shape{1};
+    shape.insert(shape.end(), data.input_shape.begin(), data.input_shape.end());
+    probe_ = data.token_inputs ? torch::zeros(shape, torch::kInt64) : torch::zeros(shape);
+    model_.net = nn::Sequential();
+  }
+
+  Model build() {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < config_.layers.size(); ++i) add_layer(i);
+    model_.net->train();
+    return std::move(model_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) const {
+    throw ConfigError({"model.layers[" + std::to_string(index_) + "] (" + to_string(layer().type) +
+                       ", input " + shape_text(shape_of(probe_)) + "): " + message});
+  }
+  const LayerSpec& layer() const { return config_.layers[index_]; }
+  int64_t channels() const { return probe_.size(1); }
+  size_t spatial_rank() const { return static_cast<size_t>(probe_.dim()) - 2; }
+
+  // Appends a module of the current layer and moves the probe through it.
+  template <class M>
+  void push(M module) {
+    const std::string name = "l" + std::to_string(index_) + "_" + std::to_string(parts_++);
+    model_.net->push_back(name, nn::AnyModule(module));
+    layer_parameters_ += count_parameters(module.ptr());
+    try {
+      module->eval();
+      probe_ = module->forward(probe_);
+    } catch (const c10::Error& e) {
+      fail(e.what_without_backtrace());
+    }
+  }
+  void push_activation(Activation activation) {
+    if (activation == Activation::kLinear) return;
+    const bool last = index_ + 1 == config_.layers.size();
+    if (activation == Activation::kSoftmax && last) {
+      model_.final_softmax = true;  // folded into the loss; see Model
+      return;
+    }
+    nn::AnyModule module = activation_module(activation);
+    model_.net->push_back("l" + std::to_string(index_) + "_" + std::to_string(parts_++), module);
+    probe_ = module.forward(probe_);
+  }
+
+  static int64_t count_parameters(const std::shared_ptr<nn::Module>& module) {
+    int64_t count = 0;
+    for (const auto& p : module->parameters()) count += p.numel();
+    return count;
+  }
+
+  void init_kernel(torch::Tensor& weight, torch::Tensor& bias) {
+    if (config_.init != InitScheme::kKeras) return;
+    nn::init::xavier_uniform_(weight);
+    if (bias.defined()) nn::init::zeros_(bias);
+  }
+
+  void add_layer(size_t index);
+  void add_conv();
+  void add_pool();
+  void add_dense();
+  void add_embedding();
+  void add_batchnorm();
+  int64_t resolve(const SizeRef& size, const char* key) const;
+
+  const ModelConfig& config_;
+  const DataInfo& data_;
+  Model model_;
+  torch::Tensor probe_;
+  size_t index_ = 0;
+  int parts_ = 0;
+  int64_t layer_parameters_ = 0;
+  std::map<std::string, int> names_used_;
+};
+
+int64_t Builder::resolve(const SizeRef& size, const char* key) const {
+  if (!size.is_keyword()) return size.value;
+  const int64_t value = size.keyword == "classes" ? data_.classes : data_.vocabulary;
+  if (value <= 0)
+    fail(std::string(key) + ": '" + size.keyword + "' is unknown for the " + data_.name + " data set; give a number");
+  return value;
+}
+
+void Builder::add_layer(size_t index) {
+  index_ = index;
+  parts_ = 0;
+  layer_parameters_ = 0;
+  const LayerKind kind = layer().type;
+  switch (kind) {
+    case LayerKind::kEmbedding: add_embedding(); break;
+    case LayerKind::kConv1d:
+    case LayerKind::kConv2d: add_conv(); break;
+    case LayerKind::kMaxPool1d:
+    case LayerKind::kMaxPool2d:
+    case LayerKind::kAvgPool1d:
+    case LayerKind::kAvgPool2d: add_pool(); break;
+    case LayerKind::kGlobalAvgPool:
+      if (probe_.dim() < 3) fail("needs an input with channels and at least one spatial dimension");
+      push(GlobalAvgPool());
+      break;
+    case LayerKind::kFlatten: push(nn::Flatten()); break;
+    case LayerKind::kDense: add_dense(); break;
+    case LayerKind::kDropout: push(nn::Dropout(layer().rate)); break;
+    case LayerKind::kBatchNorm: add_batchnorm(); break;
+    case LayerKind::kActivation: push_activation(layer().activation); break;
+  }
+  // Keras names: conv1d, conv1d_1, conv1d_2, ...
+  const std::string base = to_string(kind);
+  const int used = names_used_[base]++;
+  model_.summary.push_back({used ? base + "_" + std::to_string(used) : base, shape_of(probe_), layer_parameters_,
+                            layer_parameters_});
+}
+
+void Builder::add_embedding() {
+  if (!data_.token_inputs || probe_.dim() != 2) fail("needs integer token inputs of shape (None, length)");
+  const int64_t rows = resolve(layer().input_dim, "input_dim");
+  auto embedding = ChannelsFirstEmbedding(rows, resolve(layer().units, "output_dim"));
+  if (config_.init == InitScheme::kKeras) nn::init::uniform_(embedding->embedding->weight, -0.05, 0.05);
+  push(embedding);
+}
+
+void Builder::add_conv() {
+  const size_t rank = layer().type == LayerKind::kConv1d ? 1 : 2;
+  if (spatial_rank() != rank)
+    fail("needs an input of shape (None, channels, " + std::string(rank == 1 ? "length" : "height, width") + ")");
+  const auto kernel = expand(layer().kernel_size, rank, {1});
+  const auto strides = expand(layer().strides, rank, {1});
+  // Keras "same": out = ceil(in / stride); any odd padding goes to the end.
+  std::vector<int64_t> left(rank, 0), right(rank, 0);
+  for (size_t d = 0; d < rank; ++d) {
+    if (layer().padding.mode == ConvPadding::kExplicit) {
+      left[d] = right[d] = layer().padding.amount;
+    } else if (layer().padding.mode == ConvPadding::kSame) {
+      const int64_t in = probe_.size(static_cast<int64_t>(2 + d));
+      const int64_t out = (in + strides[d] - 1) / strides[d];
+      const int64_t total = std::max<int64_t>((out - 1) * strides[d] + kernel[d] - in, 0);
+      left[d] = total / 2;
+      right[d] = total - left[d];
+    }
+  }
+  if (left != right) {
+    std::vector<int64_t> pads;  // last dimension first
+    for (size_t d = rank; d-- > 0;) pads.insert(pads.end(), {left[d], right[d]});
+    push(SpatialPad(pads, 0.0));
+    std::fill(left.begin(), left.end(), 0);
+  }
+  const int64_t filters = resolve(layer().units, "filters");
+  if (rank == 1) {
+    nn::Conv1d conv(nn::Conv1dOptions(channels(), filters, kernel[0]).stride(strides[0]).padding(left[0]).bias(layer().use_bias));
+    init_kernel(conv->weight, conv->bias);
+    push(conv);
+  } else {
+    nn::Conv2d conv(nn::Conv2dOptions(channels(), filters, {kernel[0], kernel[1]})
+                        .stride({strides[0], strides[1]})
+                        .padding({left[0], left[1]})
+                        .bias(layer().use_bias));
+    init_kernel(conv->weight, conv->bias);
+    push(conv);
+  }
+  push_activation(layer().activation);
+}
+
+void Builder::add_pool() {
+  const LayerKind kind = layer().type;
+  const size_t rank = (kind == LayerKind::kMaxPool1d || kind == LayerKind::kAvgPool1d) ? 1 : 2;
+  if (spatial_rank() != rank) fail("needs an input with " + std::to_string(rank) + " spatial dimension(s)");
+  const auto window = expand(layer().pool_size, rank, {2});
+  const auto strides = expand(layer().strides, rank, window);
+  // Keras "same" pooling: out = ceil(in / stride), padding the end; LibTorch
+  // gets there with ceil_mode and the left half of the padding.
+  const bool same = layer().padding.mode == ConvPadding::kSame;
+  std::vector<int64_t> pad(rank, 0), expected(rank, 0);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t in = probe_.size(static_cast<int64_t>(2 + d));
+    if (same) {
+      expected[d] = (in + strides[d] - 1) / strides[d];
+      pad[d] = std::max<int64_t>((expected[d] - 1) * strides[d] + window[d] - in, 0) / 2;
+    }
+  }
+  const bool is_max = kind == LayerKind::kMaxPool1d || kind == LayerKind::kMaxPool2d;
+  if (rank == 1) {
+    if (is_max) push(nn::MaxPool1d(nn::MaxPool1dOptions(window[0]).stride(strides[0]).padding(pad[0]).ceil_mode(same)));
+    else push(nn::AvgPool1d(nn::AvgPool1dOptions(window[0]).stride(strides[0]).padding(pad[0]).ceil_mode(same).count_include_pad(false)));
+  } else {
+    const auto w = torch::ExpandingArray<2>({window[0], window[1]});
+    const auto s = torch::ExpandingArray<2>({strides[0], strides[1]});
+    const auto p = torch::ExpandingArray<2>({pad[0], pad[1]});
+    if (is_max) push(nn::MaxPool2d(nn::MaxPool2dOptions(w).stride(s).padding(p).ceil_mode(same)));
+    else push(nn::AvgPool2d(nn::AvgPool2dOptions(w).stride(s).padding(p).ceil_mode(same).count_include_pad(false)));
+  }
+  for (size_t d = 0; same && d < rank; ++d)
+    if (probe_.size(static_cast<int64_t>(2 + d)) != expected[d]) fail("'same' padding is not possible for this window");
+}
+
+void Builder::add_dense() {
+  if (probe_.dim() != 2) fail("needs a flat input; put a flatten or global_avgpool layer before it");
+  nn::Linear linear(nn::LinearOptions(probe_.size(1), resolve(layer().units, "units")).bias(layer().use_bias));
+  init_kernel(linear->weight, linear->bias);
+  push(linear);
+  push_activation(layer().activation);
+}
+
+void Builder::add_batchnorm() {
+  const double momentum = 1.0 - layer().momentum;  // Keras keeps, LibTorch adds
+  if (probe_.dim() == 4) push(nn::BatchNorm2d(nn::BatchNorm2dOptions(channels()).momentum(momentum).eps(layer().epsilon)));
+  else push(nn::BatchNorm1d(nn::BatchNorm1dOptions(channels()).momentum(momentum).eps(layer().epsilon)));
+}
+
+}  // namespace
+
+Model build_model(const ModelConfig& config, const DataInfo& data) { return Builder(config, data).build(); }
+
+}  // namespace trainer
