@@ -120,7 +120,12 @@ struct Codec<std::vector<std::string>> {
 
 template <>
 struct Codec<Dims> {
+  // Null (or absent) means "the layer's default", kept as an empty list.
   static bool decode(const YAML::Node& n, Dims& v) {
+    if (n.IsNull()) {
+      v.clear();
+      return true;
+    }
     int64_t single = 0;
     if (decode_scalar(n, single)) {
       v = {single};
@@ -135,13 +140,14 @@ struct Codec<Dims> {
     return true;
   }
   static YAML::Node encode(const Dims& v) {
+    if (v.empty()) return YAML::Node();
     if (v.size() == 1) return YAML::Node(v[0]);
     YAML::Node n(YAML::NodeType::Sequence);
     for (auto d : v) n.push_back(d);
     n.SetStyle(YAML::EmitterStyle::Flow);
     return n;
   }
-  static std::string expected() { return "a positive integer or a list of them"; }
+  static std::string expected() { return "a positive integer, a list of them, or null (the default)"; }
 };
 
 template <>

@@ -1,8 +1,9 @@
 #pragma once
 // Reads the Reuters-21578 SGML files and rebuilds the Keras "Reuters newswire
-// topics" set from them, as ../shared/data/README.md describes Keras did:
-// single-topic newswires, topics with at least 15 of them, words numbered by
-// frequency (most frequent = 1, ties in order of first occurrence).
+// topics" set from them, as Keras did (../shared/data/README.md): each
+// newswire with topics under its first topic, topics with at least 15
+// newswires, words numbered by frequency (most frequent = 1, ties in order of
+// first occurrence).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,7 +15,7 @@ struct Newswire {
   std::string body;  // empty when the record has no <BODY>
 };
 
-// Single-topic newswires of one .sgm file's text, in file order.
+// Newswires with at least one topic in one .sgm file's text, in file order.
 std::vector<Newswire> parse_reuters_sgml(const std::string& text);
 
 // Keras Tokenizer defaults: lower-case, punctuation/tab/newline to spaces,

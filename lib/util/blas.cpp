@@ -17,7 +17,7 @@ BlasInfo limit_blas_threads(int threads) {
     info.threads_pinned = true;
   }
   if (get_config) {
-    info.name = std::string("OpenBLAS ") + get_config();
+    info.name = get_config();  // "OpenBLAS 0.3.21 ... Zen MAX_THREADS=64"
   } else if (dlsym(RTLD_DEFAULT, "MKL_Set_Num_Threads")) {
     info.name = "MKL";
   } else {

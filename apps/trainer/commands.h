@@ -1,0 +1,38 @@
+#pragma once
+// Each subcommand adds itself to the command line and, when chosen, leaves
+// the action to run in `selected`. main() runs it inside its one catch site.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace trainer::app {
+
+using Action = std::function<void()>;
+
+struct GlobalOptions {
+  std::string log_level = "info";
+  bool quiet = false;
+};
+
+void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& global);
+void add_eval_command(CLI::App& app, Action& selected);
+void add_config_command(CLI::App& app, Action& selected);
+void add_summary_command(CLI::App& app, Action& selected);
+
+// Runs `action` with logging set up; returns the exit code.
+int run_guarded(const Action& action, const GlobalOptions& global);
+
+// "trainer 0.1.0 (LibTorch 1.13.0, CPU)".
+std::string version_text();
+
+// The experiment file plus repeatable --set overrides, shared by every
+// subcommand that reads one.
+struct ExperimentArgs {
+  std::string file;
+  std::vector<std::string> overrides;
+  void add_to(CLI::App& command, bool file_required = true);
+};
+
+}  // namespace trainer::app

@@ -1,0 +1,30 @@
+// trainer: train neural networks from a YAML experiment file on LibTorch.
+// Parses the command line, runs the chosen subcommand inside run_guarded
+// (which maps every failure to the documented exit code). Nothing else.
+#include "commands.h"
+#include "util/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"trainer: train neural networks from a YAML experiment file on LibTorch"};
+  app.set_version_flag("--version", trainer::app::version_text());
+  app.require_subcommand(1);
+  app.fallthrough();  // global options may follow the subcommand
+
+  trainer::app::GlobalOptions global;
+  app.add_option("--log-level", global.log_level, "trace, debug, info, warn, error or off")->capture_default_str();
+  app.add_flag("-q,--quiet", global.quiet, "No progress bar");
+
+  trainer::app::Action action;
+  trainer::app::add_run_command(app, action, global);
+  trainer::app::add_eval_command(app, action);
+  trainer::app::add_config_command(app, action);
+  trainer::app::add_summary_command(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints help, version or the error
+    return code == 0 ? 0 : static_cast<int>(trainer::ExitCode::kUsage);
+  }
+  return trainer::app::run_guarded(action, global);
+}

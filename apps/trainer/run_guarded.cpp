@@ -1,0 +1,48 @@
+// The one catch site: every failure becomes its documented exit code and a
+// message on stderr saying what failed and what to do.
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "commands.h"
+#include "util/error.h"
+#include "util/logging.h"
+
+namespace trainer::app {
+
+namespace {
+
+int fail(ExitCode code, const std::string& message, const std::string& hint = {}) {
+  std::fprintf(stderr, "trainer: error: %s\n", message.c_str());
+  if (!hint.empty()) std::fprintf(stderr, "trainer: hint: %s\n", hint.c_str());
+  return static_cast<int>(code);
+}
+
+}  // namespace
+
+int run_guarded(const Action& action, const GlobalOptions& global) {
+  try {
+    trainer::init_logging(trainer::parse_log_level(global.log_level));
+    action();
+    return static_cast<int>(ExitCode::kSuccess);
+  } catch (const trainer::ConfigError& e) {
+    for (const auto& problem : e.problems()) std::fprintf(stderr, "trainer: config error: %s\n", problem.c_str());
+    return static_cast<int>(e.code());
+  } catch (const trainer::InterruptedError& e) {
+    std::fprintf(stderr, "trainer: %s\n", e.what());
+    return static_cast<int>(e.code());
+  } catch (const trainer::Error& e) {
+    return fail(e.code(), e.what(), e.hint());
+  } catch (const c10::Error& e) {
+    return fail(ExitCode::kInternal, std::string("internal error in LibTorch: ") + e.what_without_backtrace(),
+                "please report this with the command and experiment file");
+  } catch (const std::exception& e) {
+    return fail(ExitCode::kInternal, std::string("internal error: ") + e.what(),
+                "please report this with the command and experiment file");
+  }
+}
+
+
+}  // namespace trainer::app

@@ -1,0 +1,26 @@
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "config/config_loader.h"
+#include "train/experiment_setup.h"
+
+namespace trainer::app {
+
+void add_summary_command(CLI::App& app, Action& selected) {
+  auto args = std::make_shared<ExperimentArgs>();
+  auto* command = app.add_subcommand("summary", "Print the model's layers, output shapes and parameter counts");
+  args->add_to(*command);
+  command->callback([args, &selected] {
+    selected = [args] {
+      const ExperimentConfig config = load_experiment(args->file, args->overrides);
+      configure_runtime(config);
+      // The data set decides input shape, vocabulary and classes.
+      const DataSplits data = load_dataset(config.data, config.experiment.seed);
+      const Model model = build_seeded_model(config, data.info);
+      std::cout << format_summary(config.experiment.name, model.summary);
+    };
+  });
+}
+
+}  // namespace trainer::app

@@ -1,0 +1,72 @@
+#include "train/checkpoint.h"
+
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/torch_compat.h"
+
+namespace trainer {
+namespace {
+constexpr int64_t kFormatVersion = 1;
+
+int64_t read_int(torch::serialize::InputArchive& archive, const char* key) {
+  c10::IValue value;
+  archive.read(key, value);
+  return value.toInt();
+}
+}  // namespace
+
+void save_checkpoint(const std::string& path, torch::nn::Module& model, const torch::optim::Optimizer& optimizer,
+                     const TrainingState& state) {
+  write_atomic_with(path, [&](const std::string& tmp) {
+    try {
+      torch::serialize::OutputArchive archive;
+      torch::serialize::OutputArchive model_archive;
+      model.save(model_archive);
+      archive.write("model", model_archive);
+      torch::serialize::OutputArchive optimizer_archive;
+      optimizer.save(optimizer_archive);
+      archive.write("optimizer", optimizer_archive);
+      archive.write("format_version", c10::IValue(kFormatVersion));
+      archive.write("epoch", c10::IValue(state.epoch));
+      archive.write("step_in_epoch", c10::IValue(state.step_in_epoch));
+      archive.write("global_step", c10::IValue(state.global_step));
+      archive.write("rng_cpu", compat::generator_state(compat::default_cpu_generator()));
+      if (state.epoch_metric_sums.defined()) archive.write("epoch_metric_sums", state.epoch_metric_sums);
+      archive.save_to(tmp);
+    } catch (const c10::Error& e) {
+      throw IoError("cannot write checkpoint " + tmp + ": " + e.what_without_backtrace());
+    }
+  });
+}
+
+TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer) {
+  TrainingState state;
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path);
+    if (read_int(archive, "format_version") != kFormatVersion)
+      throw IoError(path + ": checkpoint format version is not " + std::to_string(kFormatVersion));
+    torch::serialize::InputArchive model_archive;
+    archive.read("model", model_archive);
+    model.load(model_archive);
+    if (optimizer) {
+      torch::serialize::InputArchive optimizer_archive;
+      archive.read("optimizer", optimizer_archive);
+      optimizer->load(optimizer_archive);
+    }
+    state.epoch = read_int(archive, "epoch");
+    state.step_in_epoch = read_int(archive, "step_in_epoch");
+    state.global_step = read_int(archive, "global_step");
+    torch::Tensor rng;
+    archive.read("rng_cpu", rng);
+    auto generator = compat::default_cpu_generator();
+    compat::set_generator_state(generator, rng);
+    if (state.step_in_epoch > 0) archive.read("epoch_metric_sums", state.epoch_metric_sums);
+  } catch (const c10::Error& e) {
+    throw IoError("cannot load checkpoint " + path + ": " + e.what_without_backtrace(),
+                  "is it a trainer checkpoint of this experiment's model?");
+  }
+  return state;
+}
+
+}  // namespace trainer

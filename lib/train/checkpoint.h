@@ -1,0 +1,28 @@
+#pragma once
+// Checkpoints hold everything a resumed run needs to continue exactly as the
+// uninterrupted run would have: model, optimizer, counters, the position
+// inside an interrupted epoch with its metric sums, and the global RNG
+// (dropout). The data order needs no state: it is a function of seed and epoch.
+#include <torch/torch.h>
+
+#include <string>
+
+namespace trainer {
+
+struct TrainingState {
+  int64_t epoch = 0;          // epochs fully done
+  int64_t step_in_epoch = 0;  // steps done in epoch `epoch + 1` (interrupted runs)
+  int64_t global_step = 0;
+  torch::Tensor epoch_metric_sums;  // MetricAccumulator::state() when step_in_epoch > 0
+};
+
+// Written under a temporary name, then renamed: an existing checkpoint is
+// never replaced by a partial one. Throws IoError.
+void save_checkpoint(const std::string& path, torch::nn::Module& model, const torch::optim::Optimizer& optimizer,
+                     const TrainingState& state);
+
+// Restores into `model` and, when given, `optimizer`. Throws IoError when the
+// file cannot be read or does not fit the model.
+TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer);
+
+}  // namespace trainer

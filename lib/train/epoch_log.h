@@ -1,0 +1,43 @@
+#pragma once
+// The documented epoch log (README "Epoch log"), a contract lab scripts parse:
+//
+//   ================================================================================17:13:26
+//   Epoch=1,Loss:1.96735072,Accuracy:0.489200622,Valid Loss:1.64124215,Valid Accuracy:0.582813919
+//   <empty line>
+//
+// and the metrics.jsonl line of the same epoch.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainer {
+
+struct MetricValue {
+  std::string name;  // as printed: "Loss", "Top5 Accuracy"
+  std::string key;   // in JSON: "loss", "top5_accuracy"
+  float value = 0;
+};
+
+struct EpochRecord {
+  int64_t epoch = 0;
+  std::vector<MetricValue> train;
+  std::vector<MetricValue> valid;  // empty when this epoch did not validate
+  double lr = 0;
+  double seconds = 0;        // the whole epoch, validation included
+  double train_seconds = 0;  // the training steps alone
+  double samples_per_second = 0;  // training samples / train_seconds
+  double data_wait_seconds = 0;
+  int64_t steps = 0;
+};
+
+// `clock` is the local time as HH:MM:SS.
+std::string format_epoch_record(const EpochRecord& record, const std::string& clock);
+
+// One JSON object on one line, ending in a newline.
+std::string format_metrics_json(const EpochRecord& record);
+
+// The validation metrics alone, as `trainer eval` prints them:
+// "Valid Loss:0.5,Valid Accuracy:0.8\n".
+std::string format_valid_line(const std::vector<MetricValue>& valid);
+
+}  // namespace trainer

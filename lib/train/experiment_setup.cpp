@@ -1,0 +1,43 @@
+#include "train/experiment_setup.h"
+
+#include <thread>
+
+#include "util/logging.h"
+#include "util/stopwatch.h"
+#include "util/torch_compat.h"
+
+namespace trainer {
+
+std::string version_text() {
+  return std::string("trainer ") + TRAINER_VERSION + " (LibTorch " + compat::torch_version() + ", " +
+         (torch::cuda::is_available() ? "CUDA available" : "CPU") + ")";
+}
+
+RuntimeInfo configure_runtime(const ExperimentConfig& config) {
+  RuntimeInfo info;
+  const auto cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  info.threads = config.cpu_threads > 0 ? static_cast<int>(config.cpu_threads) : cores;
+  torch::set_num_threads(info.threads);
+  info.blas = limit_blas_threads(1);
+  return info;
+}
+
+Model build_seeded_model(const ExperimentConfig& config, const DataInfo& info) {
+  torch::manual_seed(static_cast<uint64_t>(config.experiment.seed));
+  return build_model(config.model, info);
+}
+
+Experiment prepare_experiment(const ExperimentConfig& config) {
+  Stopwatch clock;
+  DataSplits data = load_dataset(config.data, config.experiment.seed);
+  const auto& info = data.info;
+  std::string shape;
+  for (auto d : info.input_shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+  log().info("data: {}, {} train / {} valid samples, input {} {}, {} classes ({:.1f} s)", info.name, info.train_size,
+             info.valid_size, shape, info.token_inputs ? "tokens < " + std::to_string(info.vocabulary) : "floats",
+             info.classes, clock.seconds());
+  Model model = build_seeded_model(config, info);
+  return {std::move(data), std::move(model)};
+}
+
+}  // namespace trainer

@@ -1,0 +1,78 @@
+#include "train/metrics.h"
+
+#include "config/validate.h"
+#include "train/loss.h"
+
+namespace trainer {
+namespace {
+
+std::string display_name(const std::string& metric) {
+  if (metric == "accuracy") return "Accuracy";
+  if (metric == "mse") return "MSE";
+  if (metric == "mae") return "MAE";
+  return "Top" + std::to_string(top_k_of(metric)) + " Accuracy";
+}
+
+}  // namespace
+
+MetricAccumulator::MetricAccumulator(const LossConfig& loss, const std::vector<std::string>& metrics,
+                                     bool final_softmax)
+    : loss_(loss), metrics_(metrics), final_softmax_(final_softmax) {
+  reset();
+}
+
+void MetricAccumulator::reset() {
+  sums_ = torch::zeros({static_cast<int64_t>(metrics_.size()) + 1}, torch::kFloat64);
+  samples_ = 0;
+}
+
+void MetricAccumulator::add(const torch::Tensor& batch_loss, const torch::Tensor& output, const torch::Tensor& labels) {
+  torch::NoGradGuard no_grad;
+  const int64_t count = labels.size(0);
+  std::vector<torch::Tensor> parts{batch_loss.detach().to(torch::kFloat64) * static_cast<double>(count)};
+  const auto predicted = predictions(loss_, output.detach(), final_softmax_);
+  for (const auto& metric : metrics_) {
+    if (metric == "accuracy") {
+      parts.push_back(predicted.argmax(1).eq(labels).sum().to(torch::kFloat64));
+    } else if (const int64_t k = top_k_of(metric); k > 0) {
+      const auto top = std::get<1>(predicted.topk(std::min<int64_t>(k, predicted.size(1)), 1));
+      parts.push_back(top.eq(labels.unsqueeze(1)).any(1).sum().to(torch::kFloat64));
+    } else {
+      const auto target = torch::nn::functional::one_hot(labels, predicted.size(1)).to(predicted.scalar_type());
+      const auto error = metric == "mse" ? (predicted - target).pow(2) : (predicted - target).abs();
+      // Keras: mean over classes per sample, summed over samples here.
+      parts.push_back(error.mean(1).sum().to(torch::kFloat64));
+    }
+  }
+  sums_ += torch::stack(parts);
+  samples_ += count;
+}
+
+std::vector<MetricValue> MetricAccumulator::results() const {
+  const auto sums = sums_.cpu();
+  const auto* values = sums.data_ptr<double>();
+  const double n = samples_ > 0 ? static_cast<double>(samples_) : 1.0;
+  std::vector<MetricValue> out{{"Loss", "loss", static_cast<float>(values[0] / n)}};
+  for (size_t i = 0; i < metrics_.size(); ++i) {
+    const std::string key = metrics_[i] == "accuracy" || metrics_[i] == "mse" || metrics_[i] == "mae"
+                                ? metrics_[i]
+                                : metrics_[i] + "_accuracy";
+    out.push_back({display_name(metrics_[i]), key, static_cast<float>(values[i + 1] / n)});
+  }
+  return out;
+}
+
+double MetricAccumulator::running_loss() const {
+  return samples_ > 0 ? sums_[0].item<double>() / static_cast<double>(samples_) : 0.0;
+}
+
+torch::Tensor MetricAccumulator::state() const {
+  return torch::cat({sums_.cpu(), torch::tensor({static_cast<double>(samples_)}, torch::kFloat64)});
+}
+
+void MetricAccumulator::load_state(const torch::Tensor& state) {
+  sums_ = state.narrow(0, 0, state.size(0) - 1).clone();
+  samples_ = static_cast<int64_t>(state[state.size(0) - 1].item<double>());
+}
+
+}  // namespace trainer

@@ -1,0 +1,40 @@
+#pragma once
+// Epoch metrics, accumulated as sums on the device (no host sync per step)
+// and read once at the end of the epoch. Exact: sums of loss x count and
+// correct counts, divided by the sample count.
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "config/experiment_config.h"
+#include "train/epoch_log.h"
+
+namespace trainer {
+
+class MetricAccumulator {
+ public:
+  MetricAccumulator(const LossConfig& loss, const std::vector<std::string>& metrics, bool final_softmax);
+
+  void reset();
+  // `batch_loss` is the batch mean; `output` the network's raw output.
+  void add(const torch::Tensor& batch_loss, const torch::Tensor& output, const torch::Tensor& labels);
+  int64_t samples() const { return samples_; }
+  // Loss first, then the configured metrics, in order.
+  std::vector<MetricValue> results() const;
+  // Running mean loss (one host sync): for the progress bar.
+  double running_loss() const;
+
+  // The sums as one tensor, for checkpoints taken mid-epoch.
+  torch::Tensor state() const;
+  void load_state(const torch::Tensor& state);
+
+ private:
+  LossConfig loss_;
+  std::vector<std::string> metrics_;
+  bool final_softmax_;
+  torch::Tensor sums_;  // [1 + metrics], float64
+  int64_t samples_ = 0;
+};
+
+}  // namespace trainer

@@ -1,0 +1,92 @@
+#include "train/nadam.h"
+
+#include <cmath>
+
+namespace trainer {
+
+void NAdamOptions::serialize(torch::serialize::OutputArchive& archive) const {
+  _TORCH_OPTIM_SERIALIZE_TORCH_ARG(lr);
+  _TORCH_OPTIM_SERIALIZE_TORCH_ARG(beta1);
+  _TORCH_OPTIM_SERIALIZE_TORCH_ARG(beta2);
+  _TORCH_OPTIM_SERIALIZE_TORCH_ARG(eps);
+  _TORCH_OPTIM_SERIALIZE_TORCH_ARG(weight_decay);
+  _TORCH_OPTIM_SERIALIZE_TORCH_ARG(momentum_decay);
+}
+
+void NAdamOptions::serialize(torch::serialize::InputArchive& archive) {
+  _TORCH_OPTIM_DESERIALIZE_TORCH_ARG(double, lr);
+  _TORCH_OPTIM_DESERIALIZE_TORCH_ARG(double, beta1);
+  _TORCH_OPTIM_DESERIALIZE_TORCH_ARG(double, beta2);
+  _TORCH_OPTIM_DESERIALIZE_TORCH_ARG(double, eps);
+  _TORCH_OPTIM_DESERIALIZE_TORCH_ARG(double, weight_decay);
+  _TORCH_OPTIM_DESERIALIZE_TORCH_ARG(double, momentum_decay);
+}
+
+void NAdamParamState::serialize(torch::serialize::OutputArchive& archive) const {
+  _TORCH_OPTIM_SERIALIZE_TORCH_ARG(step);
+  _TORCH_OPTIM_SERIALIZE_TORCH_ARG(mu_product);
+  _TORCH_OPTIM_SERIALIZE_TORCH_ARG(exp_avg);
+  _TORCH_OPTIM_SERIALIZE_TORCH_ARG(exp_avg_sq);
+}
+
+void NAdamParamState::serialize(torch::serialize::InputArchive& archive) {
+  _TORCH_OPTIM_DESERIALIZE_TORCH_ARG(int64_t, step);
+  _TORCH_OPTIM_DESERIALIZE_TORCH_ARG(double, mu_product);
+  _TORCH_OPTIM_DESERIALIZE_TORCH_ARG(torch::Tensor, exp_avg);
+  _TORCH_OPTIM_DESERIALIZE_TORCH_ARG(torch::Tensor, exp_avg_sq);
+}
+
+NAdam::NAdam(std::vector<torch::Tensor> params, NAdamOptions defaults)
+    : Optimizer({torch::optim::OptimizerParamGroup(std::move(params))}, std::make_unique<NAdamOptions>(defaults)) {}
+
+torch::Tensor NAdam::step(LossClosure closure) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor loss;
+  if (closure) {
+    torch::AutoGradMode enable_grad(true);
+    loss = closure();
+  }
+  for (auto& group : param_groups_) {
+    const auto& options = static_cast<const NAdamOptions&>(group.options());
+    for (auto& param : group.params()) {
+      if (!param.grad().defined()) continue;
+      auto grad = param.grad();
+      auto& slot = state_[c10::guts::to_string(param.unsafeGetTensorImpl())];
+      if (!slot) {
+        auto fresh = std::make_unique<NAdamParamState>();
+        fresh->exp_avg(torch::zeros_like(param, torch::MemoryFormat::Preserve));
+        fresh->exp_avg_sq(torch::zeros_like(param, torch::MemoryFormat::Preserve));
+        slot = std::move(fresh);
+      }
+      auto& state = static_cast<NAdamParamState&>(*slot);
+      state.step(state.step() + 1);
+      const double step = static_cast<double>(state.step());
+      const double beta1 = options.beta1(), beta2 = options.beta2();
+
+      if (options.weight_decay() != 0) grad = grad.add(param, options.weight_decay());
+      // Momentum schedule of torch.optim.NAdam: mu_t and the next mu_{t+1}.
+      const double mu = beta1 * (1.0 - 0.5 * std::pow(0.96, step * options.momentum_decay()));
+      const double mu_next = beta1 * (1.0 - 0.5 * std::pow(0.96, (step + 1) * options.momentum_decay()));
+      const double mu_product = state.mu_product() * mu;
+      state.mu_product(mu_product);
+      const double bias_correction2 = 1.0 - std::pow(beta2, step);
+
+      state.exp_avg().lerp_(grad, 1.0 - beta1);
+      state.exp_avg_sq().mul_(beta2).addcmul_(grad, grad, 1.0 - beta2);
+      const auto denom = state.exp_avg_sq().div(bias_correction2).sqrt_().add_(options.eps());
+      param.addcdiv_(grad, denom, -options.lr() * (1.0 - mu) / (1.0 - mu_product));
+      param.addcdiv_(state.exp_avg(), denom, -options.lr() * mu_next / (1.0 - mu_product * mu_next));
+    }
+  }
+  return loss;
+}
+
+void NAdam::save(torch::serialize::OutputArchive& archive) const {
+  torch::optim::serialize<NAdamParamState, NAdamOptions>(archive, *this);
+}
+
+void NAdam::load(torch::serialize::InputArchive& archive) {
+  torch::optim::serialize<NAdamParamState, NAdamOptions>(archive, *this);
+}
+
+}  // namespace trainer

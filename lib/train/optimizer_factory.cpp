@@ -1,0 +1,47 @@
+#include "train/optimizer_factory.h"
+
+#include "train/nadam.h"
+
+namespace trainer {
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& config,
+                                                        std::vector<torch::Tensor> params) {
+  namespace optim = torch::optim;
+  const double lr = config.lr.value_or(0.001);
+  const double decay = config.weight_decay.value_or(0.0);
+  switch (config.name) {
+    case OptimizerKind::kSgd:
+      return std::make_unique<optim::SGD>(params, optim::SGDOptions(lr).weight_decay(decay));
+    case OptimizerKind::kMomentum:
+      return std::make_unique<optim::SGD>(
+          params, optim::SGDOptions(lr).momentum(config.momentum).nesterov(config.nesterov).weight_decay(decay));
+    case OptimizerKind::kAdagrad:
+      return std::make_unique<optim::Adagrad>(params, optim::AdagradOptions(lr)
+                                                          .initial_accumulator_value(config.initial_accumulator)
+                                                          .eps(config.epsilon)
+                                                          .weight_decay(decay));
+    case OptimizerKind::kAdam:
+      return std::make_unique<optim::Adam>(
+          params, optim::AdamOptions(lr).betas({config.beta1, config.beta2}).eps(config.epsilon).weight_decay(decay));
+    case OptimizerKind::kAdamw:
+      return std::make_unique<optim::AdamW>(
+          params, optim::AdamWOptions(lr).betas({config.beta1, config.beta2}).eps(config.epsilon).weight_decay(decay));
+    case OptimizerKind::kRmsprop:
+      return std::make_unique<optim::RMSprop>(
+          params, optim::RMSpropOptions(lr).alpha(config.rho).eps(config.epsilon).weight_decay(decay));
+    case OptimizerKind::kNadam:
+      return std::make_unique<NAdam>(params, NAdamOptions(lr)
+                                                 .beta1(config.beta1)
+                                                 .beta2(config.beta2)
+                                                 .eps(config.epsilon)
+                                                 .weight_decay(decay)
+                                                 .momentum_decay(config.momentum_decay));
+  }
+  throw std::logic_error("unhandled optimizer kind");
+}
+
+void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
+}
+
+}  // namespace trainer

@@ -1,0 +1,86 @@
+#include "train/run_dir.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace trainer {
+namespace fs = std::filesystem;
+
+std::string RunDir::checkpoint_for(int64_t epoch, int64_t step_in_epoch) const {
+  char name[64];
+  if (step_in_epoch == 0) std::snprintf(name, sizeof name, "/epoch-%04lld.pt", static_cast<long long>(epoch));
+  else std::snprintf(name, sizeof name, "/epoch-%04lld-step-%07lld.pt", static_cast<long long>(epoch),
+                     static_cast<long long>(step_in_epoch));
+  return checkpoints() + name;
+}
+
+RunDir create_run_dir(const std::string& root, const std::string& experiment, const std::string& run_name) {
+  const std::string base = root + "/" + experiment + "/" + (run_name.empty() ? local_timestamp_compact() : run_name);
+  std::error_code error;
+  fs::create_directories(fs::path(base).parent_path(), error);
+  if (error) throw IoError("cannot create " + fs::path(base).parent_path().string() + ": " + error.message());
+  for (int attempt = 1; attempt < 1000; ++attempt) {
+    const std::string candidate = attempt == 1 ? base : base + "-" + std::to_string(attempt);
+    if (fs::create_directory(candidate, error)) {
+      fs::create_directories(candidate + "/checkpoints", error);
+      if (error) throw IoError("cannot create " + candidate + "/checkpoints: " + error.message());
+      return RunDir{candidate};
+    }
+    if (error) throw IoError("cannot create run directory " + candidate + ": " + error.message());
+  }
+  throw IoError("cannot find a free run directory name under " + base);
+}
+
+std::vector<std::string> list_checkpoints(const RunDir& run) {
+  std::vector<std::string> files;
+  std::error_code error;
+  static const std::regex pattern(R"(^epoch-\d{4,}(-step-\d+)?\.pt$)");
+  for (const auto& entry : fs::directory_iterator(run.checkpoints(), error))
+    if (std::regex_match(entry.path().filename().string(), pattern)) files.push_back(entry.path().string());
+  // Zero-padded numbers: name order is training order.
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+void prune_checkpoints(const RunDir& run, int64_t keep) {
+  auto files = list_checkpoints(run);
+  for (size_t i = 0; i + static_cast<size_t>(keep) < files.size(); ++i) std::remove(files[i].c_str());
+}
+
+ResumePoint find_resume_point(const std::string& target) {
+  std::error_code error;
+  if (fs::is_regular_file(target, error)) {
+    const fs::path file = fs::absolute(target);
+    return {RunDir{file.parent_path().parent_path().string()}, file.string()};
+  }
+  if (fs::is_directory(target, error)) {
+    RunDir run{fs::absolute(target).string()};
+    const auto files = list_checkpoints(run);
+    if (files.empty())
+      throw UsageError("--resume " + target + ": the run directory has no checkpoints in " + run.checkpoints());
+    return {run, files.back()};
+  }
+  throw UsageError("--resume " + target + ": no such run directory or checkpoint file");
+}
+
+void truncate_metrics(const RunDir& run, int64_t epoch) {
+  std::ifstream in(run.metrics());
+  if (!in) return;
+  std::string kept, line;
+  static const std::regex epoch_field(R"(^\{"epoch":(\d+))");
+  while (std::getline(in, line)) {
+    std::smatch match;
+    if (std::regex_search(line, match, epoch_field) && std::stoll(match[1].str()) <= epoch) kept += line + "\n";
+  }
+  in.close();
+  write_file_atomic(run.metrics(), kept);
+}
+
+}  // namespace trainer

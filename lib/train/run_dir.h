@@ -1,0 +1,43 @@
+#pragma once
+// The run directory: runs/<experiment>/<YYYYmmdd-HHMMSS>/ holding
+// config.yaml (the resolved config), train.log, metrics.jsonl and
+// checkpoints/epoch-NNNN.pt.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainer {
+
+struct RunDir {
+  std::string path;
+  std::string config() const { return path + "/config.yaml"; }
+  std::string log() const { return path + "/train.log"; }
+  std::string metrics() const { return path + "/metrics.jsonl"; }
+  std::string checkpoints() const { return path + "/checkpoints"; }
+  std::string checkpoint_for(int64_t epoch, int64_t step_in_epoch) const;
+};
+
+// Creates <root>/<experiment>/<run_name or timestamp>/ (a new one: "-2",
+// "-3" ... is appended when the name is taken). Throws IoError.
+RunDir create_run_dir(const std::string& root, const std::string& experiment, const std::string& run_name);
+
+// The checkpoints in `run`, oldest first.
+std::vector<std::string> list_checkpoints(const RunDir& run);
+
+// Removes all but the newest `keep` checkpoints.
+void prune_checkpoints(const RunDir& run, int64_t keep);
+
+struct ResumePoint {
+  RunDir run;
+  std::string checkpoint;
+};
+
+// `--resume` takes a run directory (its newest checkpoint) or a checkpoint
+// file. Throws UsageError when neither is found.
+ResumePoint find_resume_point(const std::string& run_dir_or_checkpoint);
+
+// Keeps the metrics.jsonl lines of epochs <= `epoch` (a resumed run rewrites
+// what comes after), atomically.
+void truncate_metrics(const RunDir& run, int64_t epoch);
+
+}  // namespace trainer

@@ -1,0 +1,29 @@
+#pragma once
+// `trainer run` and `trainer eval`: the training loop and checkpoint evaluation.
+#include <string>
+#include <vector>
+
+#include "config/experiment_config.h"
+#include "train/epoch_log.h"
+
+namespace trainer {
+
+struct RunOptions {
+  std::string config_path;  // for the resume hint in messages
+  std::string resume;       // run directory or checkpoint; empty: a new run
+  bool quiet = false;       // no progress bar
+};
+
+struct RunSummary {
+  std::string run_dir;
+  std::vector<EpochRecord> records;  // of this invocation
+};
+
+// Trains as the config says. Throws DivergedError, InterruptedError (after
+// saving a checkpoint), DataError, IoError.
+RunSummary run_training(const ExperimentConfig& config, const RunOptions& options);
+
+// Validation metrics of the model in `checkpoint`.
+std::vector<MetricValue> evaluate_checkpoint(const ExperimentConfig& config, const std::string& checkpoint);
+
+}  // namespace trainer

@@ -1,0 +1,30 @@
+#include "train/validation.h"
+
+#include <numeric>
+
+#include "data/batch_loader.h"
+#include "train/loss.h"
+#include "train/metrics.h"
+
+namespace trainer {
+
+std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config) {
+  torch::NoGradGuard no_grad;
+  model.net->eval();
+  MetricAccumulator meters(config.loss, config.metrics, model.final_softmax);
+  std::vector<int64_t> order(static_cast<size_t>(data.size()));
+  std::iota(order.begin(), order.end(), 0);
+  LoaderOptions options;
+  options.batch_size = config.train.valid_batch_size > 0 ? config.train.valid_batch_size : 4 * config.train.batch_size;
+  options.workers = config.data.workers;
+  options.prefetch = config.data.prefetch;
+  BatchLoader loader(data, std::move(order), options);
+  while (auto batch = loader.next()) {
+    const auto output = model.net->forward(batch->inputs);
+    meters.add(compute_loss(config.loss, output, batch->labels, model.final_softmax), output, batch->labels);
+  }
+  model.net->train();
+  return meters.results();
+}
+
+}  // namespace trainer

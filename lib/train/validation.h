@@ -1,0 +1,13 @@
+#pragma once
+#include "config/experiment_config.h"
+#include "data/dataset.h"
+#include "models/model.h"
+#include "train/epoch_log.h"
+
+namespace trainer {
+
+// Metrics of `model` over all of `data`, in eval mode without gradients;
+// the model is left in training mode.
+std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config);
+
+}  // namespace trainer
