@@ -22,7 +22,7 @@ struct ExperimentSection {
   int64_t seed = 42;
 
   template <class V> void visit_fields(V& v) {
-    v("name", name, "Experiment name; names the run directory runs/<name>/.", not_empty());
+    v("name", name, "Experiment name; runs go to log.dir/NAME/.", not_empty());
     v("seed", seed, "Seed of weights, data order and dropout. Same seed and thread count, same run.",
       at_least(0));
   }
@@ -267,7 +267,7 @@ struct LogConfig {
   ProgressMode progress = ProgressMode::kAuto;
 
   template <class V> void visit_fields(V& v) {
-    v("dir", dir, "Runs are written to <dir>/<experiment.name>/<run_name>/.", not_empty());
+    v("dir", dir, "Runs are written to DIR/EXPERIMENT_NAME/RUN_NAME/.", not_empty());
     v("run_name", run_name, "Name of this run's directory; default: the start time, YYYYmmdd-HHMMSS.");
     v("progress", progress, "Progress bar on stderr: auto (only on a terminal), always or never.");
   }

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Configures and builds trainer (and its tests) in build/. Re-runs are
+# incremental; ccache and a shared precompiled torch header keep a clean
+# build to a few minutes on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir="${TRAINER_BUILD_DIR:-build}"
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@"
+cmake --build "$build_dir" -j"$(nproc)"
+echo "build: $build_dir/trainer"

@@ -1,0 +1,63 @@
+#pragma once
+// Runs the real trainer binary for end-to-end tests.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_paths.h"
+
+extern char** environ;
+
+namespace trainer::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Starts `trainer args...` with stdout/stderr to files in `dir`; returns the pid.
+inline pid_t spawn_trainer(const std::vector<std::string>& args, const std::string& dir) {
+  std::vector<std::string> argv_storage{binary_path()};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, (dir + "/stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, (dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  pid_t pid = -1;
+  posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+inline CliResult wait_trainer(pid_t pid, const std::string& dir) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CliResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = read_text(dir + "/stdout");
+  result.err = read_text(dir + "/stderr");
+  return result;
+}
+
+inline CliResult run_trainer(const std::vector<std::string>& args, const std::string& dir) {
+  return wait_trainer(spawn_trainer(args, dir), dir);
+}
+
+}  // namespace trainer::testing

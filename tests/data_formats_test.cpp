@@ -1,0 +1,106 @@
+#include <catch2/catch.hpp>
+#include <zlib.h>
+
+#include <fstream>
+
+#include "data/file_bytes.h"
+#include "data/idx_format.h"
+#include "data/keras_sequences.h"
+#include "test_paths.h"
+#include "util/error.h"
+
+using namespace trainer;
+
+namespace {
+
+std::string idx_bytes(const std::vector<uint32_t>& dims, const std::string& values) {
+  std::string out{'\0', '\0', '\x08', static_cast<char>(dims.size())};
+  for (uint32_t d : dims)
+    for (int shift : {24, 16, 8, 0}) out.push_back(static_cast<char>((d >> shift) & 0xff));
+  return out + values;
+}
+
+void write_gzip(const std::string& path, const std::string& content) {
+  gzFile file = gzopen(path.c_str(), "wb");
+  gzwrite(file, content.data(), static_cast<unsigned>(content.size()));
+  gzclose(file);
+}
+
+}  // namespace
+
+TEST_CASE("IDX files parse and bad ones are refused with the reason", "[data][idx]") {
+  const auto array = parse_idx(idx_bytes({2, 2, 3}, "abcdefghijkl"), "x.idx");
+  CHECK(array.dims == std::vector<int64_t>{2, 2, 3});
+  CHECK(array.values == "abcdefghijkl");
+  CHECK_THROWS_WITH(parse_idx(idx_bytes({2, 3}, "abcde"), "x.idx"), Catch::Contains("x.idx") && Catch::Contains("truncated"));
+  CHECK_THROWS_WITH(parse_idx("PK\x03\x04", "y.idx"), Catch::Contains("not an IDX file"));
+  CHECK_THROWS_AS(parse_idx(std::string("\0\0\x0d\x01", 4), "z.idx"), DataError);
+  CHECK_THROWS_WITH(parse_idx(std::string("\0\0\x08\x03\0\0", 6), "h.idx"), Catch::Contains("header is truncated"));
+}
+
+TEST_CASE("gzip'd files are read whole; truncated or corrupt ones are data errors", "[data][gzip]") {
+  const std::string dir = testing::fresh_dir("gzip");
+  std::string content(100000, 'q');
+  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>('a' + (i * 7919) % 26);
+  write_gzip(dir + "/ok.gz", content);
+  CHECK(read_maybe_gzip(dir + "/ok.gz") == content);
+
+  std::ofstream(dir + "/raw.bin", std::ios::binary) << "plain bytes";
+  CHECK(read_maybe_gzip(dir + "/raw.bin") == "plain bytes");
+
+  const std::string whole = read_file_bytes(dir + "/ok.gz");
+  std::ofstream(dir + "/cut.gz", std::ios::binary) << whole.substr(0, whole.size() / 2);
+  CHECK_THROWS_WITH(read_maybe_gzip(dir + "/cut.gz"), Catch::Contains("cut.gz") && Catch::Contains("truncated"));
+
+  std::string corrupt = whole;
+  for (size_t i = 20; i < 60; ++i) corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5a);
+  std::ofstream(dir + "/bad.gz", std::ios::binary) << corrupt;
+  CHECK_THROWS_AS(read_maybe_gzip(dir + "/bad.gz"), DataError);
+
+  CHECK_THROWS_WITH(read_maybe_gzip(dir + "/missing.gz"), Catch::Contains("missing.gz"));
+}
+
+TEST_CASE("numpy's legacy shuffle is reproduced bit for bit", "[data][keras]") {
+  // np.random.RandomState(113).shuffle(np.arange(10)), printed by numpy 1.24.
+  CHECK(numpy_legacy_permutation(10, 113) == std::vector<int64_t>{9, 3, 6, 1, 0, 7, 4, 8, 2, 5});
+  const auto big = numpy_legacy_permutation(11228, 113);
+  CHECK(std::vector<int64_t>(big.begin(), big.begin() + 5) == std::vector<int64_t>{1341, 4427, 5095, 2044, 3024});
+  CHECK(std::vector<int64_t>(big.end() - 3, big.end()) == std::vector<int64_t>{11010, 6306, 4828});
+}
+
+TEST_CASE("pad_sequences follows Keras: pre/post padding and truncation", "[data][keras]") {
+  const Sequences seqs{{1, 2, 3, 4}, {5}};
+  int64_t length = 3;
+  CHECK(pad_sequences(seqs, length, SequenceEnd::kPre, SequenceEnd::kPre) == std::vector<int64_t>{2, 3, 4, 0, 0, 5});
+  CHECK(pad_sequences(seqs, length, SequenceEnd::kPost, SequenceEnd::kPost) == std::vector<int64_t>{1, 2, 3, 5, 0, 0});
+  CHECK(pad_sequences(seqs, length, SequenceEnd::kPre, SequenceEnd::kPost) == std::vector<int64_t>{1, 2, 3, 0, 0, 5});
+  int64_t longest = 0;
+  CHECK(pad_sequences(seqs, longest, SequenceEnd::kPre, SequenceEnd::kPre) == std::vector<int64_t>{1, 2, 3, 4, 0, 0, 0, 5});
+  CHECK(longest == 4);
+}
+
+TEST_CASE("keras_load_data: start_char, index_from, num_words, skip_top, maxlen, split", "[data][keras]") {
+  const Sequences words{{1, 2, 3}, {4, 5}, {1, 1}, {6}, {2, 7, 1, 1}};
+  const std::vector<int64_t> labels{0, 1, 0, 1, 2};
+  LoadDataOptions options;
+  options.test_split = 0.4;
+  const auto out = keras_load_data(words, labels, options);
+  REQUIRE(out.train_x.size() == 3);  // int(5 * 0.6)
+  REQUIRE(out.test_x.size() == 2);
+  // Every sequence starts with start_char; words are shifted by index_from.
+  for (const auto& x : out.train_x) CHECK(x.front() == 1);
+  // num_words defaults to the largest index, which Keras then maps to oov.
+  for (const auto* xs : {&out.train_x, &out.test_x})
+    for (const auto& x : *xs)
+      for (int64_t w : x) CHECK(w < 10);
+  CHECK(out.vocabulary == 10);
+
+  options.num_words = 6;
+  options.skip_top = 4;
+  options.maxlen = 4;  // keeps sequences strictly shorter (start_char counts)
+  const auto cut = keras_load_data(words, labels, options);
+  CHECK(cut.train_x.size() + cut.test_x.size() == 4);
+  for (const auto* xs : {&cut.train_x, &cut.test_x})
+    for (const auto& x : *xs)
+      for (int64_t w : x) CHECK((w == 2 || (w >= 4 && w < 6)));
+}

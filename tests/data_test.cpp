@@ -1,0 +1,105 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "data/batch_loader.h"
+#include "data/dataset.h"
+#include "data/sampler.h"
+#include "test_paths.h"
+#include "util/error.h"
+
+using namespace trainer;
+
+TEST_CASE("Fashion-MNIST from Debian's package", "[data][fashion]") {
+  if (!testing::have_fashion_mnist()) {
+    WARN("SKIPPED: needs Debian's dataset-fashion-mnist (scripts/install-deps.sh installs it)");
+    return;
+  }
+  DataConfig config;
+  config.dataset = DatasetKind::kFashionMnist;
+  const DataSplits data = load_dataset(config, 1);
+  CHECK(data.train.size() == 60000);
+  CHECK(data.valid.size() == 10000);
+  CHECK(data.train.inputs.sizes() == torch::IntArrayRef({60000, 1, 28, 28}));
+  CHECK(data.info.classes == 10);
+  CHECK(data.train.inputs.min().item<float>() == 0.0f);
+  CHECK(data.train.inputs.max().item<float>() == 1.0f);
+  // Balanced classes: 6,000 of each in the training set.
+  CHECK(torch::bincount(data.train.labels).eq(6000).all().item<bool>());
+}
+
+TEST_CASE("IDX folders with a missing or truncated file are data errors", "[data][fashion]") {
+  const std::string dir = testing::fresh_dir("idx-broken");
+  DataConfig config;
+  config.dataset = DatasetKind::kMnist;
+  config.path = dir;
+  CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(dir + "/train-images-idx3-ubyte"));
+
+  auto write = [&](const std::string& name, const std::string& header, size_t values) {
+    std::ofstream(dir + "/" + name, std::ios::binary) << header << std::string(values, '\x01');
+  };
+  write("train-images-idx3-ubyte", std::string("\0\0\x08\x03\0\0\0\x02\0\0\0\x02\0\0\0\x02", 16), 8);
+  write("train-labels-idx1-ubyte", std::string("\0\0\x08\x01\0\0\0\x02", 8), 2);
+  write("t10k-images-idx3-ubyte", std::string("\0\0\x08\x03\0\0\0\x02\0\0\0\x02\0\0\0\x02", 16), 5);  // short
+  write("t10k-labels-idx1-ubyte", std::string("\0\0\x08\x01\0\0\0\x02", 8), 2);
+  CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("t10k-images-idx3-ubyte") && Catch::Contains("truncated"));
+}
+
+TEST_CASE("synthetic data is seeded and learnable", "[data][synthetic]") {
+  DataConfig config;
+  config.dataset = DatasetKind::kSynthetic;
+  config.synthetic.shape = {6};
+  config.synthetic.classes = 3;
+  const auto a = load_dataset(config, 5), b = load_dataset(config, 5), c = load_dataset(config, 6);
+  CHECK(torch::equal(a.train.inputs, b.train.inputs));
+  CHECK_FALSE(torch::equal(a.train.inputs, c.train.inputs));
+  CHECK(a.train.labels.max().item<int64_t>() == 2);
+  SECTION("token inputs for embeddings") {
+    config.synthetic.vocabulary = 50;
+    config.max_train_samples = 100;
+    const auto t = load_dataset(config, 5);
+    CHECK(t.info.token_inputs);
+    CHECK(t.train.size() == 100);
+    CHECK(t.train.inputs.scalar_type() == torch::kInt64);
+    CHECK(t.train.inputs.max().item<int64_t>() < 50);
+  }
+}
+
+TEST_CASE("epoch order: a seeded permutation that changes every epoch", "[data][sampler]") {
+  const auto first = epoch_order(1000, 42, 1, true);
+  CHECK(first == epoch_order(1000, 42, 1, true));
+  CHECK(first != epoch_order(1000, 42, 2, true));
+  CHECK(first != epoch_order(1000, 43, 1, true));
+  CHECK(std::set<int64_t>(first.begin(), first.end()).size() == 1000);
+  const auto plain = epoch_order(5, 42, 1, false);
+  CHECK(plain == std::vector<int64_t>{0, 1, 2, 3, 4});
+}
+
+TEST_CASE("the prefetching loader hands out every batch in order", "[data][loader]") {
+  TensorDataset data{torch::arange(103, torch::kFloat32).unsqueeze(1), torch::arange(103, torch::kInt64)};
+  const auto order = epoch_order(103, 1, 1, true);
+  for (int64_t workers : {1, 3}) {
+    LoaderOptions options;
+    options.batch_size = 10;
+    options.workers = workers;
+    options.prefetch = 2;
+    BatchLoader loader(data, order, options);
+    CHECK(loader.batch_count() == 11);
+    std::vector<int64_t> seen;
+    while (auto batch = loader.next()) {
+      CHECK(torch::equal(batch->inputs.squeeze(1).to(torch::kInt64), batch->labels));
+      for (int64_t i = 0; i < batch->size(); ++i) seen.push_back(batch->labels[i].item<int64_t>());
+    }
+    CHECK(seen == order);  // the last batch holds the remaining 3
+  }
+  SECTION("max_batches cuts the epoch short; destruction mid-epoch does not hang") {
+    LoaderOptions options;
+    options.batch_size = 10;
+    options.max_batches = 4;
+    BatchLoader loader(data, order, options);
+    CHECK(loader.batch_count() == 4);
+    CHECK(loader.next().has_value());
+  }
+}

@@ -1,0 +1,233 @@
+// End-to-end: the real binary, real files, real exit codes.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <regex>
+#include <thread>
+
+#include "cli_runner.h"
+
+using namespace trainer::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Epoch {
+  int number;
+  std::string values;  // everything after "Epoch=N,"
+  float loss;
+};
+
+// Parses stdout with the README's record grammar; fails on stray text.
+std::vector<Epoch> parse_records(const std::string& out) {
+  static const std::regex record(
+      R"(={80}\d\d:\d\d:\d\d\nEpoch=(\d+),((?:[A-Z][A-Za-z0-9 ]*:[-+.0-9a-z]+,?)+)\n\n)");
+  std::vector<Epoch> epochs;
+  auto begin = std::sregex_iterator(out.begin(), out.end(), record);
+  size_t covered = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    covered += m.length();
+    const std::string values = m[2].str();
+    epochs.push_back({std::stoi(m[1].str()), values, std::stof(values.substr(values.find(':') + 1))});
+  }
+  CHECK(covered == out.size());
+  return epochs;
+}
+
+std::string synthetic_experiment(const std::string& dir, int64_t train_samples = 512) {
+  const std::string path = dir + "/experiment.yaml";
+  std::ofstream(path) << "experiment: {name: e2e, seed: 7}\n"
+                         "data:\n  dataset: synthetic\n  synthetic: {train_samples: "
+                      << train_samples << R"(, valid_samples: 128, shape: [16], classes: 4}
+model:
+  layers:
+    - {type: dense, units: 32, activation: relu}
+    - {type: dropout, rate: 0.2}
+    - {type: dense, units: classes, activation: softmax}
+optimizer: {name: nadam, lr: 0.01}
+metrics: [accuracy, top2]
+train: {epochs: 4, batch_size: 32}
+cpu_threads: 1
+log: {dir: )" << dir << "/runs, run_name: full}\n";
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("trainer run: records on stdout, run directory, checkpoints", "[e2e]") {
+  const std::string dir = fresh_dir("e2e-run");
+  const auto result = run_trainer({"run", synthetic_experiment(dir)}, dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const auto epochs = parse_records(result.out);
+  REQUIRE(epochs.size() == 4);
+  CHECK(epochs[3].number == 4);
+  CHECK(epochs[3].loss < epochs[0].loss);
+  CHECK_THAT(epochs[0].values, Catch::Contains(",Top2 Accuracy:") && Catch::Contains(",Valid Top2 Accuracy:"));
+
+  const std::string run = dir + "/runs/e2e/full";
+  CHECK(fs::exists(run + "/config.yaml"));
+  CHECK_THAT(read_text(run + "/train.log"), Catch::Contains("Epoch=4,"));
+  std::ifstream metrics(run + "/metrics.jsonl");
+  int lines = 0;
+  for (std::string line; std::getline(metrics, line);) ++lines;
+  CHECK(lines == 4);
+  CHECK(fs::exists(run + "/checkpoints/epoch-0004.pt"));
+  CHECK_FALSE(fs::exists(run + "/checkpoints/epoch-0001.pt"));  // keep_checkpoints: 3
+
+  SECTION("trainer eval reproduces the last validation metrics") {
+    const auto eval = run_trainer({"eval", dir + "/experiment.yaml", "--checkpoint", run + "/checkpoints/epoch-0004.pt"}, dir);
+    INFO(eval.err);
+    REQUIRE(eval.exit_code == 0);
+    const std::string last = epochs[3].values;
+    CHECK(eval.out == last.substr(last.find("Valid ")) + "\n");
+  }
+}
+
+TEST_CASE("resuming reproduces the uninterrupted run", "[e2e][resume]") {
+  const std::string dir = fresh_dir("e2e-resume");
+  const std::string experiment = synthetic_experiment(dir);
+  const auto full = run_trainer({"run", experiment}, dir);
+  REQUIRE(full.exit_code == 0);
+  const auto expected = parse_records(full.out);
+
+  const auto part = run_trainer({"run", experiment, "--set", "train.epochs=2", "--set", "log.run_name=part"}, dir);
+  REQUIRE(part.exit_code == 0);
+  const auto rest = run_trainer({"run", experiment, "--resume", dir + "/runs/e2e/part"}, dir);
+  INFO(rest.err);
+  REQUIRE(rest.exit_code == 0);
+  const auto resumed = parse_records(rest.out);
+  REQUIRE(resumed.size() == 2);
+  CHECK(resumed[0].number == 3);
+  CHECK(resumed[0].values == expected[2].values);
+  CHECK(resumed[1].values == expected[3].values);
+}
+
+TEST_CASE("SIGTERM mid-epoch saves a checkpoint that resumes exactly", "[e2e][resume][signal]") {
+  const std::string dir = fresh_dir("e2e-signal");
+  const std::string experiment = synthetic_experiment(dir, 60000);
+  const auto full = run_trainer({"run", experiment, "--set", "train.epochs=2"}, dir);
+  REQUIRE(full.exit_code == 0);
+  const auto expected = parse_records(full.out);
+  REQUIRE(expected.size() == 2);
+
+  const std::string signal_dir = fresh_dir("e2e-signal/interrupted");
+  const pid_t pid = spawn_trainer({"run", experiment, "--set", "train.epochs=2", "--set", "log.run_name=cut"}, signal_dir);
+  // Wait until training has started (the run directory exists), then a bit.
+  for (int i = 0; i < 200 && !fs::exists(dir + "/runs/e2e/cut/config.yaml"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  kill(pid, SIGTERM);
+  const auto cut = wait_trainer(pid, signal_dir);
+  INFO(cut.err);
+  if (cut.exit_code == 0) {
+    WARN("the run finished before the signal arrived; nothing to resume");
+    return;
+  }
+  REQUIRE(cut.exit_code == 9);
+  CHECK_THAT(cut.err, Catch::Contains("checkpoint saved to") && Catch::Contains("--resume"));
+
+  const auto rest = run_trainer({"run", experiment, "--set", "train.epochs=2", "--resume", dir + "/runs/e2e/cut"}, dir);
+  INFO(rest.err);
+  REQUIRE(rest.exit_code == 0);
+  auto combined = parse_records(cut.out);
+  for (const auto& e : parse_records(rest.out)) combined.push_back(e);
+  REQUIRE(combined.size() == 2);
+  CHECK(combined[0].values == expected[0].values);
+  CHECK(combined[1].values == expected[1].values);
+}
+
+TEST_CASE("failures exit with their documented codes and write nothing", "[e2e][errors]") {
+  const std::string dir = fresh_dir("e2e-errors");
+  const std::string experiment = synthetic_experiment(dir);
+
+  SECTION("config error: 2, every problem with its line") {
+    std::ofstream(dir + "/bad.yaml") << "experiment: {name: bad}\ntrain:\n  epochz: 3\n  batch_size: -1\n";
+    const auto result = run_trainer({"run", dir + "/bad.yaml"}, dir);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.err, Catch::Contains(dir + "/bad.yaml:3:3: unknown key 'train.epochz' (did you mean 'train.epochs'?)"));
+    CHECK_THAT(result.err, Catch::Contains(dir + "/bad.yaml:4:15: train.batch_size: expected an integer >= 1"));
+    CHECK(result.out.empty());
+    CHECK_FALSE(fs::exists(dir + "/runs"));
+  }
+  SECTION("usage error: 2") {
+    CHECK(run_trainer({"run"}, dir).exit_code == 2);
+    CHECK(run_trainer({"frobnicate"}, dir).exit_code == 2);
+    CHECK(run_trainer({"run", experiment, "--resume", dir + "/nowhere"}, dir).exit_code == 2);
+  }
+  SECTION("data error: 3, naming the file") {
+    const auto result = run_trainer({"run", experiment, "--set", "data.dataset=mnist", "--set", "data.path=" + dir + "/no-mnist"}, dir);
+    CHECK(result.exit_code == 3);
+    CHECK_THAT(result.err, Catch::Contains(dir + "/no-mnist/train-images-idx3-ubyte"));
+  }
+  SECTION("divergence: 7") {
+    const auto result = run_trainer({"run", experiment, "--set", "optimizer.name=sgd", "--set", "optimizer.lr=1e30"}, dir);
+    CHECK(result.exit_code == 7);
+    CHECK_THAT(result.err, Catch::Contains("loss became"));
+  }
+}
+
+TEST_CASE("help, version, config and summary", "[e2e]") {
+  const std::string dir = fresh_dir("e2e-misc");
+  const auto help = run_trainer({"--help"}, dir);
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.out, Catch::Contains("run") && Catch::Contains("summary"));
+  for (const char* command : {"run", "eval", "config", "summary"}) {
+    INFO(command);
+    CHECK(run_trainer({command, "--help"}, dir).exit_code == 0);
+  }
+  const auto version = run_trainer({"--version"}, dir);
+  CHECK_THAT(version.out, Catch::Contains("LibTorch"));
+
+  const std::string experiment = synthetic_experiment(dir);
+  const auto config = run_trainer({"config", experiment, "--set", "optimizer.lr=0.5"}, dir);
+  CHECK(config.exit_code == 0);
+  CHECK_THAT(config.out, Catch::Contains("  lr: 0.5\n") && Catch::Contains("batch_size: 32"));
+
+  const auto summary = run_trainer({"summary", experiment, "--set", "data.synthetic.vocabulary=30982", "--set",
+                                    "data.synthetic.shape=[300]", "--set", "data.synthetic.classes=46", "--set",
+                                    R"(model.layers=[{type: embedding, output_dim: 7}, {type: conv1d, filters: 64, kernel_size: 5, activation: relu}, {type: maxpool1d}, {type: conv1d, filters: 32, kernel_size: 3, activation: relu}, {type: maxpool1d}, {type: flatten}, {type: dense, units: classes, activation: softmax}])"},
+                                   dir);
+  INFO(summary.err);
+  CHECK(summary.exit_code == 0);
+  for (const char* count : {"216,874", "2,304", "6,176", "107,502", "Total params: 332,856"})
+    CHECK_THAT(summary.out, Catch::Contains(count));
+}
+
+TEST_CASE("the Fashion-MNIST reference config, shortened", "[e2e][fashion]") {
+  if (!have_fashion_mnist()) {
+    WARN("SKIPPED: needs Debian's dataset-fashion-mnist");
+    return;
+  }
+  const std::string dir = fresh_dir("e2e-fashion");
+  const auto result = run_trainer({"run", source_dir() + "/configs/fashion_mnist_cnn.yaml", "--set", "train.epochs=2",
+                                   "--set", "data.max_train_samples=3000", "--set", "data.max_valid_samples=1000",
+                                   "--set", "log.dir=" + dir + "/runs"},
+                                  dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const auto epochs = parse_records(result.out);
+  REQUIRE(epochs.size() == 2);
+  CHECK(epochs[1].loss < epochs[0].loss);
+}
+
+TEST_CASE("the Reuters reference config, shortened", "[e2e][reuters][shared-data]") {
+  if (!have_shared_reuters()) {
+    WARN("SKIPPED: needs ../shared/data/reuters21578 beside the project");
+    return;
+  }
+  const std::string dir = fresh_dir("e2e-reuters");
+  const auto result = run_trainer({"run", source_dir() + "/configs/reuters_conv1d.yaml", "--set", "train.epochs=2",
+                                   "--set", "data.max_train_samples=2000", "--set", "data.max_valid_samples=500",
+                                   "--set", "data.path=" + shared_data_dir() + "/reuters21578",
+                                   "--set", "log.dir=" + dir + "/runs"},
+                                  dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const auto epochs = parse_records(result.out);
+  REQUIRE(epochs.size() == 2);
+  CHECK(epochs[1].loss < epochs[0].loss);
+  CHECK_THAT(epochs[0].values, Catch::Contains("Top5 Accuracy:"));
+}

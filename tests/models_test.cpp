@@ -1,0 +1,101 @@
+#include <catch2/catch.hpp>
+
+#include "config/config_loader.h"
+#include "models/model.h"
+#include "util/error.h"
+
+using namespace trainer;
+
+namespace {
+
+ModelConfig model_of(const std::string& layers_yaml) {
+  return parse_experiment("data: {dataset: synthetic}\nmodel:\n  layers: " + layers_yaml + "\n", "m.yaml").model;
+}
+
+DataInfo tokens(int64_t length, int64_t vocabulary, int64_t classes) {
+  DataInfo info;
+  info.name = "test";
+  info.input_shape = {length};
+  info.token_inputs = true;
+  info.vocabulary = vocabulary;
+  info.classes = classes;
+  return info;
+}
+
+DataInfo images(int64_t channels, int64_t height, int64_t width, int64_t classes) {
+  DataInfo info;
+  info.name = "test";
+  info.input_shape = {channels, height, width};
+  info.classes = classes;
+  return info;
+}
+
+}  // namespace
+
+TEST_CASE("the Reuters Conv1D model has exactly Keras's parameter counts", "[models][summary]") {
+  const auto config = model_of(R"([
+    {type: embedding, input_dim: vocabulary, output_dim: 7},
+    {type: conv1d, filters: 64, kernel_size: 5, activation: relu},
+    {type: maxpool1d, pool_size: 2},
+    {type: conv1d, filters: 32, kernel_size: 3, activation: relu},
+    {type: maxpool1d, pool_size: 2},
+    {type: flatten},
+    {type: dense, units: classes, activation: softmax}])");
+  Model model = build_model(config, tokens(300, 30982, 46));
+  std::vector<int64_t> counts;
+  for (const auto& layer : model.summary) counts.push_back(layer.parameters);
+  CHECK(counts == std::vector<int64_t>{216874, 2304, 0, 6176, 0, 0, 107502});
+  int64_t total = 0;
+  for (auto c : counts) total += c;
+  CHECK(total == 332856);
+  CHECK(model.summary[1].name == "conv1d");
+  CHECK(model.summary[3].name == "conv1d_1");
+  CHECK(model.summary[5].output_shape == std::vector<int64_t>{2336});
+  CHECK(model.final_softmax);  // folded into the loss
+  const auto out = model.net->forward(torch::randint(30982, {2, 300}, torch::kInt64));
+  CHECK(out.sizes() == torch::IntArrayRef({2, 46}));
+}
+
+TEST_CASE("Keras padding: valid, same (asymmetric too) and explicit", "[models]") {
+  const auto config = model_of(R"([
+    {type: conv2d, filters: 4, kernel_size: 4, padding: same},
+    {type: conv2d, filters: 4, kernel_size: 3, strides: 2, padding: same},
+    {type: maxpool2d, pool_size: 2, padding: same},
+    {type: conv2d, filters: 2, kernel_size: [3, 1], padding: 1},
+    {type: global_avgpool},
+    {type: dense, units: classes}])");
+  const Model model = build_model(config, images(1, 9, 9, 3));
+  CHECK(model.summary[0].output_shape == std::vector<int64_t>{4, 9, 9});
+  CHECK(model.summary[1].output_shape == std::vector<int64_t>{4, 5, 5});
+  CHECK(model.summary[2].output_shape == std::vector<int64_t>{4, 3, 3});
+  CHECK(model.summary[3].output_shape == std::vector<int64_t>{2, 3, 5});
+  CHECK(model.summary[4].output_shape == std::vector<int64_t>{2});
+  CHECK_FALSE(model.final_softmax);
+}
+
+TEST_CASE("Keras initialisation: Glorot-uniform kernels, zero biases, +-0.05 embeddings", "[models][init]") {
+  torch::manual_seed(1);
+  const auto config = model_of(R"([{type: embedding, output_dim: 8}, {type: flatten}, {type: dense, units: 64}])");
+  const Model model = build_model(config, tokens(4, 1000, 2));
+  auto params = model.net->named_parameters();
+  const auto embedding = params["l0_0.embedding.weight"];
+  CHECK(embedding.abs().max().item<float>() <= 0.05f);
+  CHECK(embedding.abs().max().item<float>() > 0.045f);
+  const auto kernel = params["l2_0.weight"];
+  const float limit = std::sqrt(6.0f / (32 + 64));
+  CHECK(kernel.abs().max().item<float>() <= limit);
+  CHECK(kernel.abs().max().item<float>() > 0.9f * limit);
+  CHECK(params["l2_0.bias"].abs().sum().item<float>() == 0.0f);
+}
+
+TEST_CASE("layers that do not fit their input are config errors naming the layer", "[models]") {
+  CHECK_THROWS_WITH(build_model(model_of("[{type: dense, units: 3}]"), images(1, 4, 4, 2)),
+                    Catch::Contains("model.layers[0] (dense, input (None, 1, 4, 4))") &&
+                        Catch::Contains("put a flatten"));
+  CHECK_THROWS_WITH(build_model(model_of("[{type: embedding, output_dim: 3}]"), images(1, 4, 4, 2)),
+                    Catch::Contains("integer token inputs"));
+  CHECK_THROWS_AS(build_model(model_of("[{type: conv1d, filters: 2, kernel_size: 9}]"), tokens(4, 10, 2)), ConfigError);
+  CHECK_THROWS_WITH(
+      build_model(model_of("[{type: embedding, output_dim: 2}, {type: maxpool1d, pool_size: 8}]"), tokens(4, 10, 2)),
+      Catch::Contains("model.layers[1] (maxpool1d"));
+}

@@ -1,0 +1,82 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <sstream>
+
+#include "test_paths.h"
+#include "train/nadam.h"
+
+using namespace trainer;
+
+namespace {
+
+const torch::TensorOptions kDouble = torch::TensorOptions().dtype(torch::kFloat64);
+
+NAdam make_nadam(torch::Tensor& p) {
+  return NAdam({p}, NAdamOptions(0.01).beta1(0.9).beta2(0.999).eps(1e-7).weight_decay(0.01).momentum_decay(0.004));
+}
+
+void apply_step(NAdam& optimizer, torch::Tensor& p, int t) {
+  const auto c = torch::tensor({1.0, 1.0, -1.0, 0.5, 0.0}, kDouble);
+  optimizer.zero_grad();
+  p.mutable_grad() = 2 * (p.detach() - c) + 0.1 * t;
+  optimizer.step();
+}
+
+torch::Tensor start_point() { return torch::tensor({0.5, -1.0, 2.0, 0.0, 3.0}, kDouble).requires_grad_(true); }
+
+bool python_torch_available() { return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0; }
+
+}  // namespace
+
+TEST_CASE("NAdam matches torch.optim.NAdam step by step", "[train][nadam][python]") {
+  if (!python_torch_available()) {
+    WARN("SKIPPED: needs Debian's python3-torch (/usr/bin/python3 with torch)");
+    return;
+  }
+  const std::string script = testing::source_dir() + "/tests/reference/nadam_reference.py";
+  FILE* pipe = popen(("/usr/bin/python3 " + script).c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string output;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  REQUIRE(pclose(pipe) == 0);
+
+  auto p = start_point();
+  auto optimizer = make_nadam(p);
+  std::istringstream lines(output);
+  int t = 0;
+  for (std::string line; std::getline(lines, line);) {
+    apply_step(optimizer, p, ++t);
+    std::istringstream values(line);
+    for (int i = 0; i < 5; ++i) {
+      double expected = 0;
+      values >> expected;
+      INFO("step " << t << ", element " << i);
+      CHECK(p[i].item<double>() == Approx(expected).epsilon(1e-12).margin(1e-14));
+    }
+  }
+  CHECK(t == 30);
+}
+
+TEST_CASE("NAdam state survives save and load", "[train][nadam]") {
+  auto straight = start_point();
+  auto straight_optimizer = make_nadam(straight);
+  for (int t = 1; t <= 10; ++t) apply_step(straight_optimizer, straight, t);
+
+  auto resumed = start_point();
+  auto first = make_nadam(resumed);
+  for (int t = 1; t <= 5; ++t) apply_step(first, resumed, t);
+  std::stringstream stream;
+  {
+    torch::serialize::OutputArchive archive;
+    first.save(archive);
+    archive.save_to(stream);
+  }
+  auto second = make_nadam(resumed);
+  torch::serialize::InputArchive archive;
+  archive.load_from(stream);
+  second.load(archive);
+  for (int t = 6; t <= 10; ++t) apply_step(second, resumed, t);
+  CHECK(torch::equal(straight, resumed));
+}

@@ -1,0 +1,103 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "test_paths.h"
+#include "train/checkpoint.h"
+#include "train/loss.h"
+#include "train/metrics.h"
+#include "train/optimizer_factory.h"
+#include "util/error.h"
+
+using namespace trainer;
+
+TEST_CASE("softmax + cross-entropy is computed stably from logits", "[train][loss]") {
+  LossConfig config;
+  const auto logits = torch::tensor({{1000.0f, 0.0f, -1000.0f}, {0.0f, 0.0f, 0.0f}});
+  const auto labels = torch::tensor({0, 2}, torch::kInt64);
+  const auto loss = compute_loss(config, logits, labels, /*final_softmax=*/true);
+  CHECK(std::isfinite(loss.item<float>()));
+  CHECK(loss.item<float>() == Approx(std::log(3.0f) / 2));
+  SECTION("probabilities (no declared softmax) are clipped before the log") {
+    const auto probs = torch::tensor({{1.0f, 0.0f}, {0.5f, 0.5f}});
+    const auto p_loss = compute_loss(config, probs, torch::tensor({1, 0}, torch::kInt64), false);
+    CHECK(p_loss.item<float>() == Approx((-std::log(1e-7f) - std::log(0.5f)) / 2).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("metrics are exact counts over the epoch", "[train][metrics]") {
+  LossConfig loss;
+  MetricAccumulator meters(loss, {"accuracy", "top2", "mse"}, true);
+  const auto logits = torch::tensor({{3.0f, 2.0f, 1.0f}, {1.0f, 3.0f, 2.0f}, {1.0f, 2.0f, 3.0f}});
+  meters.add(torch::tensor(0.5f), logits, torch::tensor({0, 2, 0}, torch::kInt64));
+  meters.add(torch::tensor(2.0f), logits.narrow(0, 0, 1), torch::tensor({1}, torch::kInt64));
+  const auto results = meters.results();
+  REQUIRE(results.size() == 4);
+  CHECK(results[0].name == "Loss");
+  CHECK(results[0].value == Approx((0.5 * 3 + 2.0) / 4));
+  CHECK(results[1].name == "Accuracy");
+  CHECK(results[1].value == Approx(1.0 / 4));
+  CHECK(results[2].name == "Top2 Accuracy");
+  CHECK(results[2].key == "top2_accuracy");
+  CHECK(results[2].value == Approx(3.0 / 4));
+  CHECK(results[3].name == "MSE");
+  SECTION("state round trip, for mid-epoch checkpoints") {
+    MetricAccumulator other(loss, {"accuracy", "top2", "mse"}, true);
+    other.load_state(meters.state());
+    CHECK(other.samples() == 4);
+    CHECK(other.results()[1].value == results[1].value);
+  }
+}
+
+TEST_CASE("every optimizer steps and its learning rate can be set", "[train][optim]") {
+  for (auto kind : {OptimizerKind::kSgd, OptimizerKind::kMomentum, OptimizerKind::kAdagrad, OptimizerKind::kAdam,
+                    OptimizerKind::kAdamw, OptimizerKind::kRmsprop, OptimizerKind::kNadam}) {
+    INFO(to_string(kind));
+    OptimizerConfig config;
+    config.name = kind;
+    config.lr = 0.1;
+    config.weight_decay = 0.0;
+    auto p = torch::ones({3}, torch::requires_grad());
+    auto optimizer = make_optimizer(config, {p});
+    set_learning_rate(*optimizer, 0.05);
+    CHECK(optimizer->param_groups()[0].options().get_lr() == Approx(0.05));
+    p.sum().backward();
+    optimizer->step();
+    CHECK(p.lt(1.0f).all().item<bool>());
+  }
+}
+
+TEST_CASE("checkpoints restore model, optimizer, counters and the RNG", "[train][checkpoint]") {
+  const std::string dir = testing::fresh_dir("checkpoint");
+  torch::nn::Linear model(4, 2);
+  OptimizerConfig config;
+  config.name = OptimizerKind::kAdam;
+  config.lr = 0.01;
+  config.weight_decay = 0.0;
+  auto optimizer = make_optimizer(config, model->parameters());
+  model->forward(torch::ones({1, 4})).sum().backward();
+  optimizer->step();
+  TrainingState state;
+  state.epoch = 3;
+  state.global_step = 99;
+  torch::manual_seed(5);
+  save_checkpoint(dir + "/c.pt", *model, *optimizer, state);
+  const auto next_random = torch::rand({3});
+
+  torch::nn::Linear restored(4, 2);
+  auto restored_optimizer = make_optimizer(config, restored->parameters());
+  const auto loaded = load_checkpoint(dir + "/c.pt", *restored, restored_optimizer.get());
+  CHECK(loaded.epoch == 3);
+  CHECK(loaded.global_step == 99);
+  CHECK(torch::equal(model->weight, restored->weight));
+  CHECK(torch::equal(torch::rand({3}), next_random));  // RNG continues where it was saved
+
+  SECTION("a checkpoint of another model is an I/O error with a hint") {
+    torch::nn::Linear other(5, 2);
+    CHECK_THROWS_AS(load_checkpoint(dir + "/c.pt", *other, nullptr), IoError);
+  }
+  SECTION("a corrupt file is an I/O error") {
+    std::ofstream(dir + "/bad.pt") << "not a checkpoint";
+    CHECK_THROWS_WITH(load_checkpoint(dir + "/bad.pt", *restored, nullptr), Catch::Contains("bad.pt"));
+  }
+}

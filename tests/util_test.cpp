@@ -1,0 +1,55 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_paths.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/text.h"
+
+using namespace trainer;
+
+TEST_CASE("edit distance and nearest word", "[util]") {
+  CHECK(edit_distance("lr", "lr") == 0);
+  CHECK(edit_distance("lrr", "lr") == 1);
+  CHECK(edit_distance("kitten", "sitting") == 3);
+  CHECK(nearest_word("lrr", {"lr", "momentum", "name"}) == "lr");
+  CHECK(nearest_word("bach_size", {"batch_size", "epochs"}) == "batch_size");
+  SECTION("nothing close gives no suggestion") { CHECK(nearest_word("zzzzzz", {"lr", "name"}).empty()); }
+}
+
+TEST_CASE("format_float9 is printf %.9g of a float", "[util]") {
+  CHECK(format_float9(1.96735072f) == "1.96735072");
+  CHECK(format_float9(0.5f) == "0.5");
+  CHECK(format_float9(0.1f) == "0.100000001");
+  CHECK(format_float9(1e-10f) == "1.00000001e-10");
+}
+
+TEST_CASE("atomic writes replace whole files and leave nothing behind on failure", "[util]") {
+  const std::string dir = testing::fresh_dir("atomic");
+  const std::string path = dir + "/file.txt";
+  write_file_atomic(path, "first");
+  write_file_atomic(path, "second");
+  std::ifstream in(path);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(content == "second");
+
+  SECTION("a failing writer keeps the old file and removes its temporary") {
+    CHECK_THROWS_AS(write_atomic_with(path,
+                                      [](const std::string& tmp) {
+                                        std::ofstream(tmp) << "partial";
+                                        throw IoError("disk full");
+                                      }),
+                    IoError);
+    std::ifstream again(path);
+    std::string kept((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+    CHECK(kept == "second");
+    int files = 0;
+    for (auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file();
+    CHECK(files == 1);
+  }
+  SECTION("an unwritable target is an IoError naming it") {
+    CHECK_THROWS_WITH(write_file_atomic(dir + "/missing/sub/file", "x"), Catch::Contains(dir + "/missing/sub/file"));
+  }
+}
