@@ -99,7 +99,7 @@ TEST_CASE("keras_load_data: start_char, index_from, num_words, skip_top, maxlen,
   options.skip_top = 4;
   options.maxlen = 4;  // keeps sequences strictly shorter (start_char counts)
   const auto cut = keras_load_data(words, labels, options);
-  CHECK(cut.train_x.size() + cut.test_x.size() == 4);
+  CHECK(cut.train_x.size() + cut.test_x.size() == 3);
   for (const auto* xs : {&cut.train_x, &cut.test_x})
     for (const auto& x : *xs)
       for (int64_t w : x) CHECK((w == 2 || (w >= 4 && w < 6)));

@@ -132,6 +132,6 @@ TEST_CASE("run directories, checkpoint listing, pruning and resume points", "[tr
 
 TEST_CASE("model summary table", "[models][summary]") {
   const std::string table = format_summary("m", {{"dense", {10}, 332856, 332856}, {"dropout", {10}, 0, 0}});
-  CHECK_THAT(table, Catch::Contains("dense                        (None, 10)                       332,856"));
+  CHECK_THAT(table, Catch::Contains("dense                        (None, 10)                      332,856"));
   CHECK_THAT(table, Catch::Contains("Total params: 332,856\nTrainable params: 332,856\nNon-trainable params: 0"));
 }

@@ -100,7 +100,7 @@ ExperimentConfig parse_experiment(const std::string& yaml_text, const std::strin
     resolve_defaults(config);
     validate_experiment(config, context);
   }
-  if (!context.problems().empty()) throw ConfigError(context.problems());
+  if (!context.problems().empty()) throw ConfigError(context.problems_in_file_order());
   return config;
 }
 

@@ -1,5 +1,8 @@
 #include "config/read_context.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace trainer {
 namespace {
 bool is_within(const std::string& path, const std::string& prefix) {
@@ -26,6 +29,23 @@ std::string ReadContext::location_of(const std::string& path) const {
     if (found != locations_.end()) return found->second;
   }
   return source_;
+}
+
+std::vector<std::string> ReadContext::problems_in_file_order() const {
+  // "exp.yaml:12:3: ..." -> (12, 3); anything else sorts after the file.
+  const auto position = [&](const std::string& text) -> std::pair<long, long> {
+    const std::string prefix = source_ + ":";
+    constexpr long kLast = 1L << 40;
+    if (text.rfind(prefix, 0) != 0) return {kLast, 0};
+    char* end = nullptr;
+    const long line = std::strtol(text.c_str() + prefix.size(), &end, 10);
+    if (*end != ':') return {kLast, 0};
+    return {line, std::strtol(end + 1, nullptr, 10)};
+  };
+  std::vector<std::string> sorted = problems_;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [&](const std::string& a, const std::string& b) { return position(a) < position(b); });
+  return sorted;
 }
 
 }  // namespace trainer

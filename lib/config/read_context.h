@@ -23,6 +23,8 @@ class ReadContext {
     problems_.push_back(location + ": " + message);
   }
   const std::vector<std::string>& problems() const { return problems_; }
+  // In file order (line, then column); problems from --set come last.
+  std::vector<std::string> problems_in_file_order() const;
 
  private:
   std::string source_;

@@ -79,6 +79,8 @@ class Builder {
     } catch (const c10::Error& e) {
       fail(e.what_without_backtrace());
     }
+    for (int64_t d = 1; d < probe_.dim(); ++d)
+      if (probe_.size(d) == 0) fail("its output " + shape_text(shape_of(probe_)) + " would be empty; the input is too small");
   }
   void push_activation(Activation activation) {
     if (activation == Activation::kLinear) return;

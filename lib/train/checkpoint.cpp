@@ -48,7 +48,22 @@ TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model,
       throw IoError(path + ": checkpoint format version is not " + std::to_string(kFormatVersion));
     torch::serialize::InputArchive model_archive;
     archive.read("model", model_archive);
+    // Module::load replaces tensors whatever their shape; a checkpoint of
+    // another model must be refused, not silently adopted.
+    std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+    for (const auto& item : model.named_parameters()) shapes.emplace_back(item.key(), item.value().sizes().vec());
+    for (const auto& item : model.named_buffers()) shapes.emplace_back(item.key(), item.value().sizes().vec());
     model.load(model_archive);
+    auto after = model.named_parameters();
+    auto buffers = model.named_buffers();
+    for (const auto& [name, shape] : shapes) {
+      const torch::Tensor* loaded = after.find(name);
+      if (!loaded) loaded = buffers.find(name);
+      if (loaded && loaded->sizes().vec() != shape)
+        throw IoError(path + ": tensor '" + name + "' has shape " + c10::str(loaded->sizes()) +
+                          " in the checkpoint but " + c10::str(c10::IntArrayRef(shape)) + " in this experiment's model",
+                      "the checkpoint belongs to a different model; resume with the experiment file that wrote it");
+    }
     if (optimizer) {
       torch::serialize::InputArchive optimizer_archive;
       archive.read("optimizer", optimizer_archive);

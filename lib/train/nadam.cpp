@@ -67,15 +67,20 @@ torch::Tensor NAdam::step(LossClosure closure) {
       // Momentum schedule of torch.optim.NAdam: mu_t and the next mu_{t+1}.
       const double mu = beta1 * (1.0 - 0.5 * std::pow(0.96, step * options.momentum_decay()));
       const double mu_next = beta1 * (1.0 - 0.5 * std::pow(0.96, (step + 1) * options.momentum_decay()));
-      const double mu_product = state.mu_product() * mu;
+      // torch keeps the product in a float32 scalar tensor; so do we, to
+      // match it bit for bit. Keras and PyTorch >= 2.0 bias-correct the
+      // second term with mu_product * mu_next (PyTorch 1.13 multiplied by mu
+      // twice, a bug fixed in 2.0).
+      const float mu_product = static_cast<float>(state.mu_product()) * static_cast<float>(mu);
+      const float mu_product_next = mu_product * static_cast<float>(mu_next);
       state.mu_product(mu_product);
       const double bias_correction2 = 1.0 - std::pow(beta2, step);
 
-      state.exp_avg().lerp_(grad, 1.0 - beta1);
+      state.exp_avg().mul_(beta1).add_(grad, 1.0 - beta1);
       state.exp_avg_sq().mul_(beta2).addcmul_(grad, grad, 1.0 - beta2);
       const auto denom = state.exp_avg_sq().div(bias_correction2).sqrt_().add_(options.eps());
       param.addcdiv_(grad, denom, -options.lr() * (1.0 - mu) / (1.0 - mu_product));
-      param.addcdiv_(state.exp_avg(), denom, -options.lr() * mu_next / (1.0 - mu_product * mu_next));
+      param.addcdiv_(state.exp_avg(), denom, -options.lr() * mu_next / (1.0 - mu_product_next));
     }
   }
   return loss;
