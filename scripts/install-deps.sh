@@ -9,6 +9,7 @@ packages=(
   libgloo-dev             # headers that c10d's ProcessGroupGloo needs
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev catch2
   zlib1g-dev              # gzip'd IDX files and deflated .npz members
+  libcurl4-openssl-dev libssl-dev  # downloading reuters.npz, checking its SHA-256
   libopenblas0-pthread    # LibTorch's fp32 Linear goes through libblas.so.3; see README "BLAS"
   dataset-fashion-mnist   # the real Fashion-MNIST, used by the quick start and tests
   python3-numpy python3-torch  # reference values in tests (npz files, NAdam) and bench/

@@ -56,6 +56,10 @@ struct DataConfig {
   int64_t start_char = 1;
   int64_t oov_char = 2;
   int64_t index_from = 3;
+  bool download = true;
+  std::string url = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/reuters.npz";
+  std::string sha256 = "d6586e694ee56d7a4e65172e12b3e987c03096cb01eab99753921ef915959916";
+  std::string cache_dir = "~/.keras/datasets";
   int64_t sequence_length = 0;
   SequenceEnd padding = SequenceEnd::kPre;
   SequenceEnd truncating = SequenceEnd::kPre;
@@ -69,9 +73,14 @@ struct DataConfig {
   template <class V> void visit_fields(V& v) {
     v("dataset", dataset, "Which data set: reuters, fashion_mnist, mnist or synthetic.");
     v("path", path,
-      "Where the data is. reuters: reuters.npz or the Reuters-21578 .sgm folder (default: "
-      "~/.keras/datasets/reuters.npz, then ../shared/data/reuters21578); fashion_mnist/mnist: the "
-      "folder of IDX files (default /usr/share/datasets/fashion-mnist).");
+      "Where the data is. reuters: Keras's reuters.npz or the folder of the Reuters-21578 .sgm files "
+      "(default: cache_dir/reuters.npz, then ../shared/data/reuters21578, then a download); "
+      "fashion_mnist/mnist: the folder of IDX files (default /usr/share/datasets/fashion-mnist).");
+    v("cache_dir", cache_dir, "reuters: where reuters.npz is looked for and downloaded to (Keras's cache).",
+      not_empty());
+    v("download", download, "reuters: download reuters.npz when it is nowhere to be found.");
+    v("url", url, "reuters: where to download reuters.npz from (Keras's URL).", not_empty());
+    v("sha256", sha256, "reuters: SHA-256 the download must have (Keras's); empty = not checked.");
     v("num_words", num_words, "reuters: keep the N most frequent words (Keras num_words); 0 = all.",
       at_least(0));
     v("skip_top", skip_top, "reuters: replace the N most frequent words by oov_char.", at_least(0));
@@ -286,6 +295,7 @@ struct ExperimentConfig {
   Precision precision = Precision::kFp32;
   bool mixed_precision = false;
   int64_t cpu_threads = 0;
+  int64_t blas_threads = 1;
   LogConfig log;
 
   template <class V> void visit_fields(V& v) {
@@ -302,6 +312,8 @@ struct ExperimentConfig {
     v("precision", precision, "fp32, bf16 or fp16 (only fp32 is supported yet).");
     v("mixed_precision", mixed_precision, "fp16 on GPU, bf16 on CPU (not supported yet).");
     v("cpu_threads", cpu_threads, "Intra-op CPU threads; 0 = all cores.", int_in_range(0, 1024));
+    v("blas_threads", blas_threads, "Threads of an OpenBLAS under LibTorch's own; 1 avoids oversubscribing the "
+                                    "cores (README 'BLAS').", int_in_range(1, 1024));
     v("log", log, "Run directory and console output.");
   }
 };

@@ -3,7 +3,9 @@
 
 #include "data/dataset_loaders.h"
 #include "data/keras_sequences.h"
+#include "data/download.h"
 #include "data/reuters_corpus.h"
+#include "data/reuters_npz.h"
 #include "util/error.h"
 #include "util/logging.h"
 
@@ -12,25 +14,29 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Where to look when data.path is empty: what Keras users already have, then
-// the corpus beside the project.
-std::vector<std::string> default_reuters_locations() {
-  std::vector<std::string> places;
-  if (const char* home = std::getenv("HOME")) places.push_back(std::string(home) + "/.keras/datasets/reuters.npz");
-  places.push_back("../shared/data/reuters21578");
-  return places;
+std::string expand_home(const std::string& path) {
+  if (path.rfind("~/", 0) != 0) return path;
+  const char* home = std::getenv("HOME");
+  return home ? std::string(home) + path.substr(1) : path;
 }
 
+// data.path when given; else what Keras users already have, then the corpus
+// beside the project, then a download into Keras's cache.
 std::string locate_reuters(const DataConfig& config) {
-  const auto places = config.path.empty() ? std::vector<std::string>{default_reuters_locations()}
-                                          : std::vector<std::string>{config.path};
-  for (const auto& place : places)
+  if (!config.path.empty()) {
+    if (fs::exists(config.path)) return config.path;
+    throw DataError("data.path " + config.path + " does not exist",
+                    "point it at reuters.npz or at the folder of the Reuters-21578 reut2-*.sgm files");
+  }
+  const std::string cached = expand_home(config.cache_dir) + "/reuters.npz";
+  const std::string corpus = "../shared/data/reuters21578";
+  for (const auto& place : {cached, corpus})
     if (fs::exists(place)) return place;
-  std::string looked;
-  for (const auto& place : places) looked += "\n  " + place;
-  throw DataError("the Reuters data set was not found; looked at:" + looked,
-                  "put Keras's reuters.npz in ~/.keras/datasets/, or set data.path to it or to the folder of the "
-                  "Reuters-21578 reut2-*.sgm files");
+  if (!config.download)
+    throw DataError("the Reuters data set was not found at " + cached + " nor " + corpus + ", and data.download is off",
+                    "put Keras's reuters.npz at " + cached + ", or set data.path");
+  download_verified({config.url, config.sha256, cached});
+  return cached;
 }
 
 torch::Tensor to_tensor(const std::vector<int64_t>& values, std::vector<int64_t> shape) {
@@ -49,13 +55,23 @@ TensorDataset to_split(const Sequences& xs, const std::vector<int64_t>& ys, int6
 
 DataSplits load_reuters(const DataConfig& config) {
   const std::string place = locate_reuters(config);
-  if (!fs::is_directory(place))
-    throw DataError(place + ": reading Keras's reuters.npz is not supported yet",
-                    "set data.path to the folder of the Reuters-21578 reut2-*.sgm files");
-
-  log().info("reading the Reuters-21578 corpus from {}", place);
-  const WordSequences words = build_word_sequences(read_reuters_corpus(place));
-  if (words.sequences.empty()) throw DataError(place + ": no single-topic newswires found");
+  Sequences sequences;
+  std::vector<int64_t> labels;
+  int64_t classes = 0;
+  if (fs::is_directory(place)) {
+    log().info("reading the Reuters-21578 corpus from {}", place);
+    WordSequences words = build_word_sequences(read_reuters_corpus(place));
+    if (words.sequences.empty()) throw DataError(place + ": no newswires with topics found");
+    sequences = std::move(words.sequences);
+    labels = std::move(words.labels);
+    classes = static_cast<int64_t>(words.topics.size());
+  } else {
+    log().info("reading {}", place);
+    RawReuters raw = read_reuters_npz(place);
+    sequences = std::move(raw.sequences);
+    labels = std::move(raw.labels);
+    for (int64_t label : labels) classes = std::max(classes, label + 1);
+  }
 
   LoadDataOptions options;
   options.num_words = config.num_words;
@@ -66,23 +82,23 @@ DataSplits load_reuters(const DataConfig& config) {
   options.start_char = config.start_char;
   options.oov_char = config.oov_char;
   options.index_from = config.index_from;
-  const SequenceSplits sequences = keras_load_data(words.sequences, words.labels, options);
+  const SequenceSplits split = keras_load_data(std::move(sequences), std::move(labels), options);
 
   // Both splits are padded to one length, the longest of either when
   // sequence_length is 0.
   int64_t length = config.sequence_length;
   if (length == 0) {
-    for (const auto* xs : {&sequences.train_x, &sequences.test_x})
+    for (const auto* xs : {&split.train_x, &split.test_x})
       for (const auto& x : *xs) length = std::max<int64_t>(length, x.size());
   }
   DataSplits splits;
-  splits.train = to_split(sequences.train_x, sequences.train_y, length, config);
-  splits.valid = to_split(sequences.test_x, sequences.test_y, length, config);
+  splits.train = to_split(split.train_x, split.train_y, length, config);
+  splits.valid = to_split(split.test_x, split.test_y, length, config);
   splits.info.name = "reuters";
   splits.info.input_shape = {length};
   splits.info.token_inputs = true;
-  splits.info.vocabulary = sequences.vocabulary;
-  splits.info.classes = static_cast<int64_t>(words.topics.size());
+  splits.info.vocabulary = split.vocabulary;
+  splits.info.classes = classes;
   return splits;
 }
 

@@ -18,7 +18,7 @@ RuntimeInfo configure_runtime(const ExperimentConfig& config) {
   const auto cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   info.threads = config.cpu_threads > 0 ? static_cast<int>(config.cpu_threads) : cores;
   torch::set_num_threads(info.threads);
-  info.blas = limit_blas_threads(1);
+  info.blas = limit_blas_threads(static_cast<int>(config.blas_threads));
   return info;
 }
 

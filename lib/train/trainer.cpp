@@ -77,7 +77,7 @@ class TrainingLoop {
     for (const auto& layer : experiment_.model.summary) parameters += layer.parameters;
     log().info("trainer {} on LibTorch {}: cpu, {} intra-op threads, BLAS {} ({})", TRAINER_VERSION,
                compat::torch_version(), runtime_.threads, runtime_.blas.name,
-               runtime_.blas.threads_pinned ? "1 thread" : "threads not pinned");
+               runtime_.blas.threads_pinned ? std::to_string(config_.blas_threads) + " thread(s)" : "threads not pinned");
     log().info("model: {} layers, {} parameters; optimizer {}, lr {}", experiment_.model.summary.size(), parameters,
                to_string(config_.optimizer.name), *config_.optimizer.lr);
     log().info("batch {} per device, global {}; {} steps per epoch; {} epochs; run directory {}",

@@ -1,0 +1,67 @@
+#include "data/npy_format.h"
+
+#include <regex>
+
+#include "util/error.h"
+
+namespace trainer {
+
+int64_t NpyArray::count() const {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+NpyArray parse_npy(const std::string& bytes, const std::string& name) {
+  static const std::string kMagic = "\x93NUMPY";
+  if (bytes.compare(0, kMagic.size(), kMagic) != 0 || bytes.size() < 10)
+    throw DataError(name + ": not a .npy array (bad magic)");
+  const int major = static_cast<unsigned char>(bytes[6]);
+  const size_t width = major == 1 ? 2 : 4;
+  if (major < 1 || major > 3) throw DataError(name + ": .npy format version " + std::to_string(major) + " is not supported");
+  size_t header_length = 0;
+  for (size_t i = 0; i < width; ++i) header_length |= size_t{static_cast<unsigned char>(bytes[8 + i])} << (8 * i);
+  const size_t data_start = 8 + width + header_length;
+  if (bytes.size() < data_start) throw DataError(name + ": .npy header is truncated");
+  const std::string header = bytes.substr(8 + width, header_length);
+
+  static const std::regex descr(R"('descr'\s*:\s*'([^']+)')"), fortran(R"('fortran_order'\s*:\s*(True|False))"),
+      shape(R"('shape'\s*:\s*\(([^)]*)\))");
+  std::smatch m_descr, m_fortran, m_shape;
+  if (!std::regex_search(header, m_descr, descr) || !std::regex_search(header, m_fortran, fortran) ||
+      !std::regex_search(header, m_shape, shape))
+    throw DataError(name + ": malformed .npy header: " + header);
+
+  NpyArray array;
+  array.descr = m_descr[1].str();
+  array.fortran_order = m_fortran[1].str() == "True";
+  const std::string dims = m_shape[1].str();
+  static const std::regex number(R"(\d+)");
+  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number); it != std::sregex_iterator(); ++it)
+    array.shape.push_back(std::stoll(it->str()));
+  array.data = bytes.substr(data_start);
+  return array;
+}
+
+std::vector<int64_t> npy_to_int64(const NpyArray& array, const std::string& name) {
+  static const std::regex integer(R"(^([<|=])([iu])([1248])$)");
+  std::smatch match;
+  if (!std::regex_match(array.descr, match, integer))
+    throw DataError(name + ": expected an integer array, found dtype '" + array.descr + "'");
+  const bool is_signed = match[2].str() == "i";
+  const size_t width = std::stoul(match[3].str());
+  const int64_t count = array.count();
+  if (array.data.size() != static_cast<size_t>(count) * width)
+    throw DataError(name + ": holds " + std::to_string(array.data.size()) + " bytes of data, expected " +
+                    std::to_string(count * static_cast<int64_t>(width)) + " (truncated?)");
+  std::vector<int64_t> out(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    uint64_t value = 0;
+    for (size_t b = width; b-- > 0;) value = (value << 8) | static_cast<unsigned char>(array.data[i * width + b]);
+    if (is_signed && width < 8 && (value >> (8 * width - 1)) & 1) value |= ~uint64_t{0} << (8 * width);
+    out[static_cast<size_t>(i)] = static_cast<int64_t>(value);
+  }
+  return out;
+}
+
+}  // namespace trainer

@@ -1,0 +1,24 @@
+#pragma once
+// numpy's .npy format: magic, version, a Python-dict header (descr,
+// fortran_order, shape), then the data, or a pickle for object arrays.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainer {
+
+struct NpyArray {
+  std::string descr;  // "<i8", "|u1", "|O", ...
+  bool fortran_order = false;
+  std::vector<int64_t> shape;
+  std::string data;  // raw little-endian values, or the pickle when descr is "|O"
+  int64_t count() const;
+};
+
+NpyArray parse_npy(const std::string& bytes, const std::string& name);
+
+// Integer arrays of any width/signedness as int64. Throws DataError for
+// other dtypes.
+std::vector<int64_t> npy_to_int64(const NpyArray& array, const std::string& name);
+
+}  // namespace trainer

@@ -1,0 +1,37 @@
+#include "data/reuters_npz.h"
+
+#include "data/file_bytes.h"
+#include "data/npy_format.h"
+#include "data/python_pickle.h"
+#include "data/zip_archive.h"
+#include "util/error.h"
+
+namespace trainer {
+
+RawReuters read_reuters_npz(const std::string& path) {
+  const auto members = read_zip_members(read_file_bytes(path), path);
+  const auto member = [&](const std::string& key) -> const std::string& {
+    auto found = members.find(key + ".npy");
+    if (found == members.end()) throw DataError(path + ": has no array '" + key + "' (expected x and y, as Keras writes)");
+    return found->second;
+  };
+  const NpyArray x = parse_npy(member("x"), path + ":x.npy");
+  const NpyArray y = parse_npy(member("y"), path + ":y.npy");
+  RawReuters raw;
+  if (x.descr == "|O") {
+    raw.sequences = unpickle_int_list_array(x.data, path + ":x.npy");
+  } else {
+    // A plain 2-D integer array (already padded) works too.
+    const auto values = npy_to_int64(x, path + ":x.npy");
+    if (x.shape.size() != 2 || x.fortran_order) throw DataError(path + ": x must be a list of sequences or a C-order 2-D array");
+    for (int64_t row = 0; row < x.shape[0]; ++row)
+      raw.sequences.emplace_back(values.begin() + row * x.shape[1], values.begin() + (row + 1) * x.shape[1]);
+  }
+  raw.labels = npy_to_int64(y, path + ":y.npy");
+  if (raw.labels.size() != raw.sequences.size())
+    throw DataError(path + ": x has " + std::to_string(raw.sequences.size()) + " sequences but y has " +
+                    std::to_string(raw.labels.size()) + " labels");
+  return raw;
+}
+
+}  // namespace trainer

@@ -1,0 +1,103 @@
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_runner.h"
+#include "data/download.h"
+#include "data/file_bytes.h"
+#include "loopback_http_server.h"
+#include "test_paths.h"
+#include "util/error.h"
+
+using namespace trainer;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool python_numpy_available() { return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
+
+// A folder served over HTTP holding numpy-written npz files.
+std::string served_dir() {
+  static const std::string dir = [] {
+    const std::string out = testing::fresh_dir("served");
+    REQUIRE(std::system(("/usr/bin/python3 " + testing::source_dir() + "/tests/reference/write_npz.py " + out).c_str()) == 0);
+    return out;
+  }();
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("SHA-256 of a file", "[data][download]") {
+  const std::string dir = testing::fresh_dir("sha");
+  std::ofstream(dir + "/abc") << "abc";
+  CHECK(sha256_of_file(dir + "/abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST_CASE("downloads from a real HTTP server on loopback, verified", "[data][download][python]") {
+  if (!python_numpy_available()) {
+    WARN("SKIPPED: needs Debian's python3 and python3-numpy");
+    return;
+  }
+  testing::LoopbackHttpServer server(served_dir());
+  REQUIRE(server.ready());
+  const std::string cache = testing::fresh_dir("download-cache");
+  const std::string source = served_dir() + "/tiny_reuters.npz";
+  const std::string hash = sha256_of_file(source);
+
+  SECTION("a good download takes its place") {
+    download_verified({server.url("tiny_reuters.npz"), hash, cache + "/sub/reuters.npz"});
+    CHECK(read_file_bytes(cache + "/sub/reuters.npz") == read_file_bytes(source));
+  }
+  SECTION("a checksum mismatch keeps nothing") {
+    CHECK_THROWS_WITH(download_verified({server.url("tiny_reuters.npz"), std::string(64, '0'), cache + "/r.npz"}),
+                      Catch::Contains("SHA-256") && Catch::Contains(hash));
+    CHECK(fs::is_empty(cache));
+  }
+  SECTION("HTTP errors and unreachable servers say so") {
+    CHECK_THROWS_WITH(download_verified({server.url("missing.npz"), "", cache + "/m.npz"}), Catch::Contains("404"));
+    const int closed = testing::free_loopback_port();
+    try {
+      download_verified({"http://127.0.0.1:" + std::to_string(closed) + "/x.npz", "", cache + "/x.npz"});
+      FAIL("a download from a closed port succeeded");
+    } catch (const DataError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("failed") && Catch::Contains("Couldn't connect"));
+      CHECK_THAT(e.hint(), Catch::Contains("put the file at " + cache + "/x.npz"));
+    }
+    CHECK(fs::is_empty(cache));
+  }
+}
+
+TEST_CASE("trainer run downloads reuters.npz into its cache when missing", "[e2e][download][python]") {
+  if (!python_numpy_available()) {
+    WARN("SKIPPED: needs Debian's python3 and python3-numpy");
+    return;
+  }
+  testing::LoopbackHttpServer server(served_dir());
+  REQUIRE(server.ready());
+  const std::string dir = testing::fresh_dir("e2e-download");
+  const auto result = testing::run_trainer(
+      {"run", testing::source_dir() + "/configs/reuters_conv1d.yaml", "--set", "train.epochs=2", "--set",
+       "data.sequence_length=40", "--set", "data.cache_dir=" + dir + "/cache", "--set",
+       "data.url=" + server.url("tiny_reuters.npz"), "--set",
+       "data.sha256=" + sha256_of_file(served_dir() + "/tiny_reuters.npz"), "--set", "log.dir=" + dir + "/runs"},
+      dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(fs::exists(dir + "/cache/reuters.npz"));
+  CHECK_THAT(result.out, Catch::Contains("Epoch=2,"));
+
+  SECTION("offline: a data error that says where to put the file") {
+    const auto offline = testing::run_trainer(
+        {"run", testing::source_dir() + "/configs/reuters_conv1d.yaml", "--set",
+         "data.cache_dir=" + dir + "/empty-cache", "--set",
+         "data.url=http://127.0.0.1:" + std::to_string(testing::free_loopback_port()) + "/reuters.npz", "--set",
+         "log.dir=" + dir + "/runs"},
+        dir);
+    CHECK(offline.exit_code == 3);
+    CHECK_THAT(offline.err, Catch::Contains("put the file at " + dir + "/empty-cache/reuters.npz"));
+  }
+}

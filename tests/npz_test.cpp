@@ -1,0 +1,114 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "data/file_bytes.h"
+#include "data/npy_format.h"
+#include "data/python_pickle.h"
+#include "data/reuters_npz.h"
+#include "data/zip_archive.h"
+#include "test_paths.h"
+#include "util/error.h"
+
+using namespace trainer;
+
+namespace {
+
+bool python_numpy_available() { return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
+
+// Files written by numpy itself, once per test run.
+std::string numpy_files() {
+  static const std::string dir = [] {
+    const std::string out = testing::fresh_dir("npz");
+    const std::string command =
+        "/usr/bin/python3 " + testing::source_dir() + "/tests/reference/write_npz.py " + out;
+    REQUIRE(std::system(command.c_str()) == 0);
+    return out;
+  }();
+  return dir;
+}
+
+std::vector<std::vector<int64_t>> expected_lists(std::vector<int64_t>& labels) {
+  std::ifstream in(numpy_files() + "/edge.txt");
+  std::vector<std::vector<int64_t>> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream values(line);
+    rows.emplace_back();
+    for (int64_t v; values >> v;) rows.back().push_back(v);
+  }
+  labels = rows.back();
+  rows.pop_back();
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("npz files written by numpy: pickled lists, stored and deflated", "[data][npz][python]") {
+  if (!python_numpy_available()) {
+    WARN("SKIPPED: needs Debian's python3-numpy");
+    return;
+  }
+  std::vector<int64_t> labels;
+  const auto lists = expected_lists(labels);
+  for (const char* file : {"edge.npz", "edge_compressed.npz"}) {
+    INFO(file);
+    const RawReuters raw = read_reuters_npz(numpy_files() + "/" + file);
+    CHECK(raw.sequences == lists);
+    CHECK(raw.labels == labels);
+  }
+  SECTION("a plain integer matrix and unsigned labels") {
+    const RawReuters raw = read_reuters_npz(numpy_files() + "/matrix.npz");
+    REQUIRE(raw.sequences.size() == 3);
+    CHECK(raw.sequences[2] == std::vector<int64_t>{8, 9, 10, 11});
+    CHECK(raw.labels == std::vector<int64_t>{1, 2, 255});
+  }
+}
+
+TEST_CASE("truncated or corrupt npz files are data errors at every cut", "[data][npz][python]") {
+  if (!python_numpy_available()) {
+    WARN("SKIPPED: needs Debian's python3-numpy");
+    return;
+  }
+  for (const char* file : {"edge.npz", "edge_compressed.npz"}) {
+    const std::string whole = read_file_bytes(numpy_files() + "/" + file);
+    const std::string cut_path = numpy_files() + "/cut.npz";
+    for (size_t length = 0; length < whole.size(); length += 13) {
+      std::ofstream(cut_path, std::ios::binary | std::ios::trunc) << whole.substr(0, length);
+      INFO(file << " cut to " << length << " of " << whole.size() << " bytes");
+      CHECK_THROWS_AS(read_reuters_npz(cut_path), DataError);
+    }
+    // Flipping bytes anywhere gives a data error or (for bytes that carry no
+    // structure) a successful read: never a crash or another exception.
+    for (size_t at = 0; at < whole.size(); at += 7) {
+      std::string damaged = whole;
+      damaged[at] = static_cast<char>(damaged[at] ^ 0xa5);
+      std::ofstream(cut_path, std::ios::binary | std::ios::trunc) << damaged;
+      try {
+        read_reuters_npz(cut_path);
+      } catch (const DataError&) {
+      }
+    }
+  }
+}
+
+TEST_CASE("the pickle reader runs no code", "[data][npz]") {
+  // protocol 2: GLOBAL os.system, as a malicious file would start.
+  const std::string evil("\x80\x02" "cos\nsystem\n" "q\x00.", 16);
+  CHECK_THROWS_WITH(unpickle_int_list_array(evil, "evil.npy"), Catch::Contains("'os.system'"));
+  CHECK_THROWS_WITH(unpickle_int_list_array("\x80\x02K\x05.", "five.npy"), Catch::Contains("found another object"));
+  CHECK_THROWS_AS(unpickle_int_list_array("", "empty.npy"), DataError);
+}
+
+TEST_CASE("npy headers and integer dtypes", "[data][npz]") {
+  std::string header = "{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }";
+  header += std::string(128 - 10 - header.size() - 1, ' ') + "\n";  // numpy pads to 64 bytes
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header;
+  npy += std::string("\x01\x00\xff\xff\x00\x80", 6);
+  const NpyArray array = parse_npy(npy, "a.npy");
+  CHECK(array.shape == std::vector<int64_t>{3});
+  CHECK(npy_to_int64(array, "a.npy") == std::vector<int64_t>{1, -1, -32768});
+  CHECK_THROWS_WITH(npy_to_int64(parse_npy(npy.substr(0, npy.size() - 1), "b.npy"), "b.npy"), Catch::Contains("truncated"));
+  CHECK_THROWS_WITH(parse_npy("PK\x03\x04 not npy", "c.npy"), Catch::Contains("not a .npy"));
+  CHECK_THROWS_WITH(read_zip_members("definitely not a zip archive", "d.npz"), Catch::Contains("d.npz"));
+}
