@@ -55,6 +55,7 @@ class Builder {
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < config_.layers.size(); ++i) add_layer(i);
     model_.net->train();
+    use_channels_last_for_images();
     return std::move(model_);
   }
 
@@ -92,6 +93,13 @@ class Builder {
     nn::AnyModule module = activation_module(activation);
     model_.net->push_back("l" + std::to_string(index_) + "_" + std::to_string(parts_++), module);
     probe_ = module.forward(probe_);
+  }
+
+  void use_channels_last_for_images() {
+    if (data_.input_shape.size() != 3) return;
+    model_.channels_last = true;
+    for (auto& parameter : model_.net->parameters())
+      if (parameter.dim() == 4) parameter.set_data(parameter.contiguous(torch::MemoryFormat::ChannelsLast));
   }
 
   static int64_t count_parameters(const std::shared_ptr<nn::Module>& module) {

@@ -139,7 +139,7 @@ class TrainingLoop {
                                static_cast<double>(config_.train.epochs));
       set_learning_rate(*optimizer_, record.lr);
       optimizer_->zero_grad();
-      const auto output = model.net->forward(batch->inputs);
+      const auto output = model.forward(batch->inputs);
       const auto loss = compute_loss(config_.loss, output, batch->labels, model.final_softmax);
       loss.backward();
       if (config_.optimizer.clip_norm > 0)

@@ -20,7 +20,7 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
   options.prefetch = config.data.prefetch;
   BatchLoader loader(data, std::move(order), options);
   while (auto batch = loader.next()) {
-    const auto output = model.net->forward(batch->inputs);
+    const auto output = model.forward(batch->inputs);
     meters.add(compute_loss(config.loss, output, batch->labels, model.final_softmax), output, batch->labels);
   }
   model.net->train();

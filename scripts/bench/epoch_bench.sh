@@ -17,7 +17,7 @@ last_epoch() {  # figures of the last metrics.jsonl line
   /usr/bin/python3 -c '
 import json, sys
 m = [json.loads(l) for l in open(sys.argv[1])][-1]
-print(f"{m[\"train_seconds\"]:9.2f} {m[\"samples_per_second\"]:10.0f} {100 * m[\"data_wait_fraction\"]:9.2f}%  loss {m[\"loss\"]:.4f}")
+print("%9.2f %10.0f %9.2f%%  loss %.4f" % (m["train_seconds"], m["samples_per_second"], 100 * m["data_wait_fraction"], m["loss"]))
 ' "$1"
 }
 
