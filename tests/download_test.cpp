@@ -17,17 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool python_numpy_available() { return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
-
-// A folder served over HTTP holding numpy-written npz files.
-std::string served_dir() {
-  static const std::string dir = [] {
-    const std::string out = testing::fresh_dir("served");
-    REQUIRE(std::system(("/usr/bin/python3 " + testing::source_dir() + "/tests/reference/write_npz.py " + out).c_str()) == 0);
-    return out;
-  }();
-  return dir;
-}
+std::string served_dir() { return testing::numpy_written_files(); }
 
 }  // namespace
 
@@ -38,7 +28,7 @@ TEST_CASE("SHA-256 of a file", "[data][download]") {
 }
 
 TEST_CASE("downloads from a real HTTP server on loopback, verified", "[data][download][python]") {
-  if (!python_numpy_available()) {
+  if (served_dir().empty()) {
     WARN("SKIPPED: needs Debian's python3 and python3-numpy");
     return;
   }
@@ -72,7 +62,7 @@ TEST_CASE("downloads from a real HTTP server on loopback, verified", "[data][dow
 }
 
 TEST_CASE("trainer run downloads reuters.npz into its cache when missing", "[e2e][download][python]") {
-  if (!python_numpy_available()) {
+  if (served_dir().empty()) {
     WARN("SKIPPED: needs Debian's python3 and python3-numpy");
     return;
   }

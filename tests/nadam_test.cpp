@@ -25,12 +25,11 @@ void apply_step(NAdam& optimizer, torch::Tensor& p, int t) {
 
 torch::Tensor start_point() { return torch::tensor({0.5, -1.0, 2.0, 0.0, 3.0}, kDouble).requires_grad_(true); }
 
-bool python_torch_available() { return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0; }
 
 }  // namespace
 
 TEST_CASE("NAdam matches torch.optim.NAdam step by step", "[train][nadam][python]") {
-  if (!python_torch_available()) {
+  if (!testing::system_python_has("torch")) {
     WARN("SKIPPED: needs Debian's python3-torch (/usr/bin/python3 with torch)");
     return;
   }

@@ -15,19 +15,7 @@ using namespace trainer;
 
 namespace {
 
-bool python_numpy_available() { return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
-
-// Files written by numpy itself, once per test run.
-std::string numpy_files() {
-  static const std::string dir = [] {
-    const std::string out = testing::fresh_dir("npz");
-    const std::string command =
-        "/usr/bin/python3 " + testing::source_dir() + "/tests/reference/write_npz.py " + out;
-    REQUIRE(std::system(command.c_str()) == 0);
-    return out;
-  }();
-  return dir;
-}
+std::string numpy_files() { return testing::numpy_written_files(); }
 
 std::vector<std::vector<int64_t>> expected_lists(std::vector<int64_t>& labels) {
   std::ifstream in(numpy_files() + "/edge.txt");
@@ -45,7 +33,7 @@ std::vector<std::vector<int64_t>> expected_lists(std::vector<int64_t>& labels) {
 }  // namespace
 
 TEST_CASE("npz files written by numpy: pickled lists, stored and deflated", "[data][npz][python]") {
-  if (!python_numpy_available()) {
+  if (numpy_files().empty()) {
     WARN("SKIPPED: needs Debian's python3-numpy");
     return;
   }
@@ -66,7 +54,7 @@ TEST_CASE("npz files written by numpy: pickled lists, stored and deflated", "[da
 }
 
 TEST_CASE("truncated or corrupt npz files are data errors at every cut", "[data][npz][python]") {
-  if (!python_numpy_available()) {
+  if (numpy_files().empty()) {
     WARN("SKIPPED: needs Debian's python3-numpy");
     return;
   }

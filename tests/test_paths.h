@@ -1,7 +1,10 @@
 #pragma once
 // Where tests find data and the binary; set by tests/CMakeLists.txt.
+#include <cstdlib>
 #include <filesystem>
 #include <string>
+
+#include <unistd.h>
 
 namespace trainer::testing {
 
@@ -17,11 +20,29 @@ inline bool have_fashion_mnist() {
   return std::filesystem::exists(fashion_mnist_dir() + "/train-images-idx3-ubyte.gz");
 }
 
+// Debian's python3 with the named module (numpy, torch), for reference values.
+inline bool system_python_has(const std::string& module) {
+  return std::system(("/usr/bin/python3 -c 'import " + module + "' >/dev/null 2>&1").c_str()) == 0;
+}
+
 // A fresh empty directory under the build tree's temp folder.
 inline std::string fresh_dir(const std::string& name) {
   const std::string dir = std::string(TRAINER_TEST_TMP) + "/" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// .npz files written by numpy itself (tests/reference/write_npz.py), made
+// once per test binary run; empty when numpy is missing.
+inline std::string numpy_written_files() {
+  static const std::string dir = [] {
+    if (!system_python_has("numpy")) return std::string();
+    // Per process: ctest runs test cases in parallel processes.
+    const std::string out = fresh_dir("numpy-written-" + std::to_string(getpid()));
+    const std::string command = "/usr/bin/python3 " + source_dir() + "/tests/reference/write_npz.py " + out;
+    return std::system(command.c_str()) == 0 ? out : std::string();
+  }();
   return dir;
 }
 
