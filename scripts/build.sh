@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Configures and builds trainer (and its tests) in build/. Re-runs are
+# Configures and builds trainer in build/ (tests: pass -DTRAINER_BUILD_TESTS=ON,
+# as scripts/run-tests.sh does). Re-runs are
 # incremental; ccache and a shared precompiled torch header keep a clean
 # build to a few minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${TRAINER_BUILD_DIR:-build}"
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@"
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=OFF "$@"
 cmake --build "$build_dir" -j"$(nproc)"
 echo "build: $build_dir/trainer"
