@@ -99,3 +99,24 @@ TEST_CASE("layers that do not fit their input are config errors naming the layer
       build_model(model_of("[{type: embedding, output_dim: 2}, {type: maxpool1d, pool_size: 8}]"), tokens(4, 10, 2)),
       Catch::Contains("model.layers[1] (maxpool1d"));
 }
+
+TEST_CASE("an activation moved behind the max pool gives the same values and gradients", "[models]") {
+  torch::manual_seed(3);
+  Model model = build_model(model_of("[{type: conv2d, filters: 3, kernel_size: 3, activation: relu}, "
+                                     "{type: maxpool2d, pool_size: 2}, {type: flatten}, {type: dense, units: 2}]"),
+                            images(2, 8, 8, 2));
+  auto params = model.net->named_parameters();
+  auto weight = params["l0_0.weight"], bias = params["l0_0.bias"];
+  const auto x = torch::randn({4, 2, 8, 8});
+
+  const auto out = model.forward(x);
+  const auto expected_pool =
+      torch::max_pool2d(torch::relu(torch::conv2d(x, weight, bias)), 2);  // Keras's order
+  const auto expected = torch::linear(expected_pool.flatten(1), params["l3_0.weight"], params["l3_0.bias"]);
+  CHECK(torch::allclose(out, expected, 1e-6, 1e-6));
+
+  const auto grad_ours = torch::autograd::grad({out.sum()}, {weight})[0];
+  const auto grad_keras_order = torch::autograd::grad({expected.sum()}, {weight})[0];
+  CHECK(torch::allclose(grad_ours, grad_keras_order, 1e-6, 1e-6));
+  CHECK(model.summary[0].output_shape == std::vector<int64_t>{3, 6, 6});
+}

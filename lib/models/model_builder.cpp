@@ -1,5 +1,6 @@
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include "models/layers.h"
 #include "models/model.h"
@@ -90,6 +91,13 @@ class Builder {
       model_.final_softmax = true;  // folded into the loss; see Model
       return;
     }
+    // A non-decreasing activation commutes with a max pool that follows:
+    // act(max(x)) == max(act(x)), values and gradients alike. Applying it
+    // after the pool touches a quarter of the elements (2x2 pools).
+    if (!last && is_monotonic(activation) && is_max_pool(config_.layers[index_ + 1].type)) {
+      deferred_activation_ = activation;
+      return;
+    }
     nn::AnyModule module = activation_module(activation);
     model_.net->push_back("l" + std::to_string(index_) + "_" + std::to_string(parts_++), module);
     probe_ = module.forward(probe_);
@@ -101,6 +109,11 @@ class Builder {
     for (auto& parameter : model_.net->parameters())
       if (parameter.dim() == 4) parameter.set_data(parameter.contiguous(torch::MemoryFormat::ChannelsLast));
   }
+
+  static bool is_monotonic(Activation a) {
+    return a == Activation::kRelu || a == Activation::kTanh || a == Activation::kSigmoid;
+  }
+  static bool is_max_pool(LayerKind kind) { return kind == LayerKind::kMaxPool1d || kind == LayerKind::kMaxPool2d; }
 
   static int64_t count_parameters(const std::shared_ptr<nn::Module>& module) {
     int64_t count = 0;
@@ -129,6 +142,7 @@ class Builder {
   size_t index_ = 0;
   int parts_ = 0;
   int64_t layer_parameters_ = 0;
+  Activation deferred_activation_ = Activation::kLinear;  // the previous layer's, applied after this pool
   std::map<std::string, int> names_used_;
 };
 
@@ -249,6 +263,9 @@ void Builder::add_pool() {
   }
   for (size_t d = 0; same && d < rank; ++d)
     if (probe_.size(static_cast<int64_t>(2 + d)) != expected[d]) fail("'same' padding is not possible for this window");
+  if (deferred_activation_ != Activation::kLinear) {
+    push_activation(std::exchange(deferred_activation_, Activation::kLinear));
+  }
 }
 
 void Builder::add_dense() {

@@ -5,7 +5,7 @@ configs/fashion_mnist_cnn.yaml and configs/reuters_conv1d.yaml, on the same
 data (Debian's Fashion-MNIST; the Reuters-21578 corpus rebuilt into Keras's
 set the way trainer does it).
 
-Usage: /usr/bin/python3 pytorch_reference.py fashion THREADS [EPOCHS]
+Usage: /usr/bin/python3 pytorch_reference.py fashion THREADS [EPOCHS]   (MAX_TRAIN_SAMPLES=N: the first N)
        /usr/bin/python3 pytorch_reference.py reuters THREADS EPOCHS CORPUS_DIR
 Prints one line per epoch: epoch, train seconds, samples/s, loss.
 """
@@ -99,6 +99,9 @@ def main():
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     x, y, model, optimizer, batch = fashion() if which == "fashion" else reuters(sys.argv[4])
+    limit = int(os.environ.get("MAX_TRAIN_SAMPLES", "0"))
+    if limit:
+        x, y = x[:limit], y[:limit]
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=batch, shuffle=True)
     for epoch in range(1, epochs + 1):
         model.train()
