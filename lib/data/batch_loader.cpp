@@ -1,5 +1,7 @@
 #include "data/batch_loader.h"
 
+#include <cstring>
+
 #include "util/error.h"
 #include "util/stopwatch.h"
 
@@ -7,6 +9,8 @@ namespace trainer {
 
 BatchLoader::BatchLoader(const TensorDataset& data, std::vector<int64_t> order, const LoaderOptions& options)
     : data_(data), order_(std::move(order)), options_(options) {
+  if (!data_.inputs.is_contiguous() || !data_.labels.is_contiguous())
+    throw std::invalid_argument("BatchLoader needs contiguous CPU tensors");
   const auto samples = static_cast<int64_t>(order_.size());
   batch_count_ = (samples + options_.batch_size - 1) / options_.batch_size;
   if (options_.max_batches > 0) batch_count_ = std::min(batch_count_, options_.max_batches);
@@ -22,11 +26,29 @@ BatchLoader::~BatchLoader() {
   for (auto& worker : workers_) worker.join();
 }
 
+namespace {
+
+// Rows `indices` of `source`, copied with memcpy on this thread. index_select
+// would parallelise the copy with OpenMP, and an OpenMP team started from a
+// loader thread keeps spinning on the cores the training step needs.
+torch::Tensor gather_rows(const torch::Tensor& source, const int64_t* indices, int64_t count) {
+  auto sizes = source.sizes().vec();
+  sizes[0] = count;
+  torch::Tensor out = torch::empty(sizes, source.options());
+  const size_t row_bytes = static_cast<size_t>(source.numel() / std::max<int64_t>(source.size(0), 1)) * source.element_size();
+  const auto* from = static_cast<const char*>(source.data_ptr());
+  auto* to = static_cast<char*>(out.data_ptr());
+  for (int64_t i = 0; i < count; ++i) std::memcpy(to + i * row_bytes, from + indices[i] * row_bytes, row_bytes);
+  return out;
+}
+
+}  // namespace
+
 Batch BatchLoader::assemble(int64_t batch_index) const {
   const int64_t begin = batch_index * options_.batch_size;
   const int64_t end = std::min<int64_t>(begin + options_.batch_size, order_.size());
-  const auto indices = torch::from_blob(const_cast<int64_t*>(order_.data() + begin), {end - begin}, torch::kInt64);
-  return {data_.inputs.index_select(0, indices), data_.labels.index_select(0, indices)};
+  const int64_t* indices = order_.data() + begin;
+  return {gather_rows(data_.inputs, indices, end - begin), gather_rows(data_.labels, indices, end - begin)};
 }
 
 void BatchLoader::work() {

@@ -29,6 +29,11 @@ DataSplits load_dataset(const DataConfig& config, int64_t seed) {
   DataSplits splits = load_by_kind(config, seed);
   splits.train = first_samples(splits.train, config.max_train_samples);
   splits.valid = first_samples(splits.valid, config.max_valid_samples);
+  // The batch loader copies whole rows.
+  for (auto* split : {&splits.train, &splits.valid}) {
+    split->inputs = split->inputs.contiguous();
+    split->labels = split->labels.contiguous();
+  }
   splits.info.train_size = splits.train.size();
   splits.info.valid_size = splits.valid.size();
   return splits;
