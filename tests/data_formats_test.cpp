@@ -38,7 +38,7 @@ TEST_CASE("IDX files parse and bad ones are refused with the reason", "[data][id
   CHECK_THROWS_WITH(parse_idx(std::string("\0\0\x08\x03\0\0", 6), "h.idx"), Catch::Contains("header is truncated"));
 }
 
-TEST_CASE("gzip'd files are read whole; truncated or corrupt ones are data errors", "[data][gzip]") {
+TEST_CASE("gzip'd files are read whole and truncated or corrupt ones are data errors", "[data][gzip]") {
   const std::string dir = testing::fresh_dir("gzip");
   std::string content(100000, 'q');
   for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>('a' + (i * 7919) % 26);

@@ -120,3 +120,37 @@ TEST_CASE("an activation moved behind the max pool gives the same values and gra
   CHECK(torch::allclose(grad_ours, grad_keras_order, 1e-6, 1e-6));
   CHECK(model.summary[0].output_shape == std::vector<int64_t>{3, 6, 6});
 }
+
+TEST_CASE("every layer type builds and trains a step with the right shapes", "[models]") {
+  torch::manual_seed(4);
+  Model images_model = build_model(model_of(R"([
+    {type: conv2d, filters: 4, kernel_size: 3, padding: same, activation: gelu},
+    {type: batchnorm},
+    {type: avgpool2d, pool_size: 2},
+    {type: activation, activation: tanh},
+    {type: dropout, rate: 0.25},
+    {type: conv2d, filters: 2, kernel_size: 1, activation: sigmoid},
+    {type: global_avgpool},
+    {type: dense, units: classes, activation: softmax}])"),
+                                   images(3, 8, 8, 5));
+  CHECK(images_model.summary[1].parameters == 8);  // gamma and beta of 4 channels
+  CHECK(images_model.summary[2].output_shape == std::vector<int64_t>{4, 4, 4});
+  CHECK(images_model.summary[6].output_shape == std::vector<int64_t>{2});
+  const auto out = images_model.forward(torch::randn({6, 3, 8, 8}));
+  CHECK(out.sizes() == torch::IntArrayRef({6, 5}));
+  out.sum().backward();
+  for (const auto& p : images_model.net->parameters()) CHECK(p.grad().defined());
+
+  Model sequence_model = build_model(model_of(R"([
+    {type: embedding, output_dim: 4},
+    {type: batchnorm},
+    {type: avgpool1d, pool_size: 3, strides: 1},
+    {type: conv1d, filters: 3, kernel_size: 2, strides: 2},
+    {type: flatten},
+    {type: dense, units: 6, activation: relu},
+    {type: batchnorm}])"),
+                                     tokens(10, 20, 3));
+  CHECK(sequence_model.summary[2].output_shape == std::vector<int64_t>{4, 8});
+  CHECK(sequence_model.summary[3].output_shape == std::vector<int64_t>{3, 4});
+  CHECK(sequence_model.forward(torch::randint(20, {5, 10}, torch::kInt64)).sizes() == torch::IntArrayRef({5, 6}));
+}
