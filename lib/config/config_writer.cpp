@@ -31,7 +31,7 @@ class FieldWriter {
       FieldWriter inner(node);
       const_cast<T&>(field).visit_fields(inner);
       return node;
-    } else if constexpr (IsLayerList<T>::value) {
+    } else if constexpr (IsSectionList<T>::value) {
       YAML::Node node(YAML::NodeType::Sequence);
       for (const auto& item : field) {
         YAML::Node entry = encode(item);
@@ -45,11 +45,6 @@ class FieldWriter {
   }
 
  private:
-  template <class T>
-  struct IsLayerList : std::false_type {};
-  template <class T>
-  struct IsLayerList<std::vector<T>> : IsSection<T> {};
-
   YAML::Node& out_;
 };
 

@@ -116,11 +116,6 @@ class FieldReader {
     return true;
   }
 
-  template <class T>
-  struct IsSectionList : std::false_type {};
-  template <class T>
-  struct IsSectionList<std::vector<T>> : IsSection<T> {};
-
   const YAML::Node map_;
   std::string prefix_;
   ReadContext& context_;

@@ -255,4 +255,10 @@ struct IsSection : std::false_type {};
 template <class T>
 struct IsSection<T, std::void_t<decltype(&T::template visit_fields<int>)>> : std::true_type {};
 
+// Whether T is a list of sections (model.layers).
+template <class T>
+struct IsSectionList : std::false_type {};
+template <class T>
+struct IsSectionList<std::vector<T>> : IsSection<T> {};
+
 }  // namespace trainer

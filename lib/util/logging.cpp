@@ -26,13 +26,11 @@ std::shared_ptr<spdlog::sinks::basic_file_sink_mt>& file_sink_slot() {
 }  // namespace
 
 spdlog::level::level_enum parse_log_level(const std::string& text) {
-  for (auto level : {spdlog::level::trace, spdlog::level::debug, spdlog::level::info,
-                     spdlog::level::warn, spdlog::level::err, spdlog::level::off}) {
-    const auto name = spdlog::level::to_string_view(level);
-    if (text == std::string(name.data(), name.size()) || (level == spdlog::level::warn && text == "warn") ||
-        (level == spdlog::level::err && text == "error"))
-      return level;
-  }
+  static const std::pair<const char*, spdlog::level::level_enum> kLevels[] = {
+      {"trace", spdlog::level::trace}, {"debug", spdlog::level::debug}, {"info", spdlog::level::info},
+      {"warn", spdlog::level::warn},   {"error", spdlog::level::err},   {"off", spdlog::level::off}};
+  for (const auto& [name, level] : kLevels)
+    if (text == name) return level;
   throw UsageError("unknown log level '" + text + "'", "use one of: trace, debug, info, warn, error, off");
 }
 
