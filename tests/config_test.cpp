@@ -118,7 +118,8 @@ TEST_CASE("command-line overrides go through the same checks", "[config]") {
 TEST_CASE("cross-field checks", "[config]") {
   CHECK_THAT(problems_of(std::string(kMinimal) + "metrics: [acuracy]\n")[0], Catch::Contains("unknown metric 'acuracy'"));
   CHECK_THAT(problems_of(std::string(kMinimal) + "devices: gpu:0,1\n")[0],
-             Catch::Contains("only 'cpu' is supported yet"));
+             Catch::Contains("only cpu entries are supported yet"));
+  CHECK(problems_of(std::string(kMinimal) + "devices: cpu,cpu,cpu\n").empty());
   CHECK_THAT(problems_of(std::string(kMinimal) + "devices: tpu\n")[0], Catch::Contains("'tpu' is not a device"));
   CHECK_THAT(problems_of(std::string(kMinimal) + "precision: bf16\n")[0], Catch::Contains("only fp32"));
   CHECK_THAT(problems_of("model: {layers: [{type: conv1d, filters: 3}]}\n")[0],

@@ -14,6 +14,12 @@ using Action = std::function<void()>;
 struct GlobalOptions {
   std::string log_level = "info";
   bool quiet = false;
+  std::vector<std::string> argv;  // as given, for the ranks a supervisor starts
+};
+
+// Thrown by an action that has already said everything: main returns `code`.
+struct SilentExit {
+  int code;
 };
 
 void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& global);

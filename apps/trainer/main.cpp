@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.fallthrough();  // global options may follow the subcommand
 
   trainer::app::GlobalOptions global;
+  global.argv.assign(argv, argv + argc);
   app.add_option("--log-level", global.log_level, "trace, debug, info, warn, error or off")->capture_default_str();
   app.add_flag("-q,--quiet", global.quiet, "No progress bar");
 

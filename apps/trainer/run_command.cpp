@@ -1,34 +1,82 @@
+#include <cstdlib>
 #include <memory>
 
 #include "commands.h"
 #include "config/config_loader.h"
+#include "dist/launch_env.h"
+#include "dist/supervisor.h"
+#include "train/run_dir.h"
 #include "train/trainer.h"
+#include "util/error.h"
 #include "util/logging.h"
 #include "util/signals.h"
 
 namespace trainer::app {
+namespace {
+
+struct RunArgs {
+  ExperimentArgs experiment;
+  std::string resume;
+  std::string devices;
+  int nnodes = 1;
+  int node_rank = 0;
+  std::string master;
+};
+
+const char* from_environment(const char* name) { return std::getenv(name); }
+
+// Several devices and no launcher around: this process starts the ranks.
+int supervise_ranks(const RunArgs& args, const ExperimentConfig& config, const GlobalOptions& global) {
+  SupervisorPlan plan;
+  plan.argv = global.argv;
+  plan.local_ranks = static_cast<int>(config.devices.entries.size());
+  plan.nnodes = args.nnodes;
+  plan.node_rank = args.node_rank;
+  if (args.node_rank >= args.nnodes)
+    throw UsageError("--node-rank " + std::to_string(args.node_rank) + " is not below --nnodes " +
+                     std::to_string(args.nnodes));
+  if (args.nnodes > 1 && args.master.empty())
+    throw UsageError("--nnodes " + std::to_string(args.nnodes) + " needs --master HOST:PORT",
+                     "the address of node 0, where rank 0 serves the rendezvous store; the same on every node");
+  if (!args.master.empty()) std::tie(plan.master_addr, plan.master_port) = parse_host_port(args.master, "--master");
+  if (!args.resume.empty()) plan.run_dir = find_resume_point(args.resume).run.path;
+  else if (args.node_rank == 0) plan.run_dir = create_run_dir(config.log.dir, config.experiment.name, config.log.run_name).path;
+  plan.grace_seconds = 10;
+  log().info("starting {} rank(s) on this node ({} in all){}", plan.local_ranks, plan.local_ranks * plan.nnodes,
+             plan.run_dir.empty() ? "" : "; logs in " + plan.run_dir + "/worklog.N");
+  return supervise(plan);
+}
+
+}  // namespace
 
 void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& global) {
-  struct Args {
-    ExperimentArgs experiment;
-    std::string resume;
-    std::string devices;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<RunArgs>();
   auto* command = app.add_subcommand("run", "Train an experiment; epoch records go to stdout");
   args->experiment.add_to(*command);
   command->add_option("--resume", args->resume, "Continue a run: its run directory or a checkpoint file");
-  command->add_option("--devices", args->devices, "Same as --set devices=... (e.g. cpu)");
+  command->add_option("--devices", args->devices, "Same as --set devices=... (e.g. cpu or cpu,cpu)");
+  command->add_option("--nnodes", args->nnodes, "Machines taking part (multi-node by hand)")->check(CLI::Range(1, 100000));
+  command->add_option("--node-rank", args->node_rank, "This machine's index, 0 to nnodes-1")
+      ->check(CLI::Range(0, 100000));
+  command->add_option("--master", args->master, "HOST:PORT of node 0's rendezvous store (several nodes)");
   command->callback([args, &selected, &global] {
     selected = [args, &global] {
       auto overrides = args->experiment.overrides;
       if (!args->devices.empty()) overrides.push_back("devices=" + args->devices);
       const ExperimentConfig config = load_experiment(args->experiment.file, overrides);
-      install_interrupt_handlers();
       RunOptions options;
       options.config_path = args->experiment.file;
       options.resume = args->resume;
       options.quiet = global.quiet;
+      options.launch = launch_from_environment(from_environment);
+      const auto devices = static_cast<int>(config.devices.entries.size());
+      if (!options.launch && (devices > 1 || args->nnodes > 1)) throw SilentExit{supervise_ranks(*args, config, global)};
+      if (options.launch && devices > 1 && devices != options.launch->local_world_size)
+        throw UsageError("devices lists " + std::to_string(devices) + " entries but the launcher started " +
+                         std::to_string(options.launch->local_world_size) + " ranks on this node",
+                         "list one device per rank, or a single device for all of them");
+      if (const char* run_dir = std::getenv("TRAINER_RUN_DIR"); run_dir && options.launch) options.run_dir = run_dir;
+      install_interrupt_handlers();
       run_training(config, options);
     };
   });

@@ -14,9 +14,15 @@ namespace trainer::app {
 
 namespace {
 
+// "trainer" or, in a rank other than 0, "trainer [rank 2]", so that the
+// messages of several ranks sharing a terminal can be told apart.
+std::string prefix() {
+  return log_rank() == 0 ? "trainer" : "trainer [rank " + std::to_string(log_rank()) + "]";
+}
+
 int fail(ExitCode code, const std::string& message, const std::string& hint = {}) {
-  std::fprintf(stderr, "trainer: error: %s\n", message.c_str());
-  if (!hint.empty()) std::fprintf(stderr, "trainer: hint: %s\n", hint.c_str());
+  std::fprintf(stderr, "%s: error: %s\n", prefix().c_str(), message.c_str());
+  if (!hint.empty()) std::fprintf(stderr, "%s: hint: %s\n", prefix().c_str(), hint.c_str());
   return static_cast<int>(code);
 }
 
@@ -27,11 +33,13 @@ int run_guarded(const Action& action, const GlobalOptions& global) {
     trainer::init_logging(trainer::parse_log_level(global.log_level));
     action();
     return static_cast<int>(ExitCode::kSuccess);
+  } catch (const SilentExit& e) {
+    return e.code;
   } catch (const trainer::ConfigError& e) {
     for (const auto& problem : e.problems()) std::fprintf(stderr, "trainer: config error: %s\n", problem.c_str());
     return static_cast<int>(e.code());
   } catch (const trainer::InterruptedError& e) {
-    std::fprintf(stderr, "trainer: %s\n", e.what());
+    std::fprintf(stderr, "%s: %s\n", prefix().c_str(), e.what());
     return static_cast<int>(e.code());
   } catch (const trainer::Error& e) {
     return fail(e.code(), e.what(), e.hint());

@@ -282,6 +282,21 @@ struct LogConfig {
   }
 };
 
+struct DistConfig {
+  double timeout = 300;
+  double connect_timeout = 60;
+  double bucket_mb = 25;
+
+  template <class V> void visit_fields(V& v) {
+    v("timeout", timeout, "Seconds a rank may go silent (no heartbeat, or a collective that does not finish) "
+      "before every other rank stops with exit code 8, naming it.", positive());
+    v("connect_timeout", connect_timeout, "Seconds ranks wait for each other at start: rendezvous and the "
+      "preflight all-reduce.", positive());
+    v("bucket_mb", bucket_mb, "Gradients are averaged in buckets of about this many MiB, each all-reduced "
+      "while backward still runs.", positive());
+  }
+};
+
 struct ExperimentConfig {
   ExperimentSection experiment;
   DataConfig data;
@@ -296,6 +311,7 @@ struct ExperimentConfig {
   bool mixed_precision = false;
   int64_t cpu_threads = 0;
   int64_t blas_threads = 1;
+  DistConfig dist;
   LogConfig log;
 
   template <class V> void visit_fields(V& v) {
@@ -306,7 +322,8 @@ struct ExperimentConfig {
     v("loss", loss, "The training loss.");
     v("metrics", metrics, "Reported besides the loss: accuracy, topK (e.g. top5), mse, mae.");
     v("train", train, "Epochs, batch sizes and cadences.");
-    v("devices", devices, "cpu (more devices, GPUs: not supported yet).");
+    v("devices", devices, "cpu, or a list of cpu entries (cpu,cpu or [cpu, cpu]): one process (rank) per "
+      "entry, data-parallel (README 'Data-parallel training'). GPUs: not supported yet.");
     v("memory_limit", memory_limit, "Per-device memory budget: MiB (4096) or 512MiB, 4GiB; 0 = none "
                                     "(not supported yet).");
     v("precision", precision, "fp32, bf16 or fp16 (only fp32 is supported yet).");
@@ -314,6 +331,7 @@ struct ExperimentConfig {
     v("cpu_threads", cpu_threads, "Intra-op CPU threads; 0 = all cores.", int_in_range(0, 1024));
     v("blas_threads", blas_threads, "Threads of an OpenBLAS under LibTorch's own; 1 avoids oversubscribing the "
                                     "cores (README 'BLAS').", int_in_range(1, 1024));
+    v("dist", dist, "Data-parallel training over several ranks: time-outs and gradient buckets.");
     v("log", log, "Run directory and console output.");
   }
 };

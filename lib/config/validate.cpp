@@ -1,5 +1,6 @@
 #include "config/validate.h"
 
+#include <algorithm>
 #include <regex>
 
 namespace trainer {
@@ -23,9 +24,11 @@ void validate_devices(const ExperimentConfig& config, ReadContext& context) {
     context.problem(context.location_of("devices"),
                     "devices: '" + entry + "' is not a device; expected cpu, gpu:N, gpu:N,M,... or gpu:all");
   }
-  if (all_valid && !(config.devices.entries.size() == 1 && config.devices.entries[0] == "cpu"))
+  const bool only_cpus = std::all_of(config.devices.entries.begin(), config.devices.entries.end(),
+                                     [](const std::string& entry) { return entry == "cpu"; });
+  if (all_valid && !only_cpus)
     context.problem(context.location_of("devices"),
-                    "devices: only 'cpu' is supported yet (GPUs and several ranks are planned)");
+                    "devices: only cpu entries are supported yet (cpu, or cpu,cpu for two ranks); GPUs are planned");
 }
 
 void validate_not_yet_supported(const ExperimentConfig& config, ReadContext& context) {

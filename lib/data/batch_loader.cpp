@@ -12,7 +12,16 @@ BatchLoader::BatchLoader(const TensorDataset& data, std::vector<int64_t> order, 
   if (!data_.inputs.is_contiguous() || !data_.labels.is_contiguous())
     throw std::invalid_argument("BatchLoader needs contiguous CPU tensors");
   const auto samples = static_cast<int64_t>(order_.size());
-  batch_count_ = (samples + options_.batch_size - 1) / options_.batch_size;
+  batch_begins_.push_back(0);
+  if (options_.batch_sizes.empty()) {
+    for (int64_t begin = options_.batch_size; begin < samples; begin += options_.batch_size)
+      batch_begins_.push_back(begin);
+    if (samples > 0) batch_begins_.push_back(samples);
+  } else {
+    for (int64_t size : options_.batch_sizes) batch_begins_.push_back(batch_begins_.back() + size);
+    if (batch_begins_.back() > samples) throw std::invalid_argument("BatchLoader: batch sizes exceed the order");
+  }
+  batch_count_ = static_cast<int64_t>(batch_begins_.size()) - 1;
   if (options_.max_batches > 0) batch_count_ = std::min(batch_count_, options_.max_batches);
   for (int64_t i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { work(); });
 }
@@ -45,8 +54,8 @@ torch::Tensor gather_rows(const torch::Tensor& source, const int64_t* indices, i
 }  // namespace
 
 Batch BatchLoader::assemble(int64_t batch_index) const {
-  const int64_t begin = batch_index * options_.batch_size;
-  const int64_t end = std::min<int64_t>(begin + options_.batch_size, order_.size());
+  const int64_t begin = batch_begins_[static_cast<size_t>(batch_index)];
+  const int64_t end = batch_begins_[static_cast<size_t>(batch_index) + 1];
   const int64_t* indices = order_.data() + begin;
   return {gather_rows(data_.inputs, indices, end - begin), gather_rows(data_.labels, indices, end - begin)};
 }

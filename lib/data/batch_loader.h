@@ -26,6 +26,10 @@ struct LoaderOptions {
   int64_t workers = 1;
   int64_t prefetch = 4;
   int64_t max_batches = 0;  // 0: all of them
+  // When given, batch i holds the next batch_sizes[i] samples of the order
+  // (a rank's shards, which may differ in size or be empty); batch_size is
+  // then unused.
+  std::vector<int64_t> batch_sizes;
 };
 
 class BatchLoader {
@@ -50,6 +54,7 @@ class BatchLoader {
   std::vector<int64_t> order_;
   LoaderOptions options_;
   int64_t batch_count_ = 0;
+  std::vector<int64_t> batch_begins_;  // offset of each batch in order_, plus the end
 
   std::mutex mutex_;
   std::condition_variable ready_changed_;  // a batch was added

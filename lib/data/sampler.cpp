@@ -1,5 +1,6 @@
 #include "data/sampler.h"
 
+#include <algorithm>
 #include <numeric>
 #include <random>
 
@@ -18,6 +19,32 @@ std::vector<int64_t> epoch_order(int64_t size, int64_t seed, int64_t epoch, bool
     std::swap(order[i], order[j]);
   }
   return order;
+}
+
+Shard shard_of(int64_t count, int rank, int world) {
+  const int64_t base = count / world;
+  const int64_t extra = count % world;
+  const int64_t r = rank;
+  return {r * base + std::min(r, extra), base + (r < extra ? 1 : 0)};
+}
+
+RankBatches rank_batches(const std::vector<int64_t>& order, int64_t per_rank_batch, int rank, int world,
+                         int64_t max_steps) {
+  RankBatches out;
+  const auto total = static_cast<int64_t>(order.size());
+  const int64_t global_batch = per_rank_batch * world;
+  int64_t steps = (total + global_batch - 1) / global_batch;
+  if (max_steps > 0) steps = std::min(steps, max_steps);
+  for (int64_t step = 0; step < steps; ++step) {
+    const int64_t begin = step * global_batch;
+    const int64_t size = std::min(global_batch, total - begin);
+    const Shard shard = shard_of(size, rank, world);
+    out.order.insert(out.order.end(), order.begin() + begin + shard.begin,
+                     order.begin() + begin + shard.begin + shard.size);
+    out.batch_sizes.push_back(shard.size);
+    out.global_sizes.push_back(size);
+  }
+  return out;
 }
 
 }  // namespace trainer

@@ -13,10 +13,11 @@ std::string version_text() {
          (torch::cuda::is_available() ? "CUDA available" : "CPU") + ")";
 }
 
-RuntimeInfo configure_runtime(const ExperimentConfig& config) {
+RuntimeInfo configure_runtime(const ExperimentConfig& config, int ranks_on_this_host) {
   RuntimeInfo info;
   const auto cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  info.threads = config.cpu_threads > 0 ? static_cast<int>(config.cpu_threads) : cores;
+  info.threads = config.cpu_threads > 0 ? static_cast<int>(config.cpu_threads)
+                                        : std::max(1, cores / std::max(1, ranks_on_this_host));
   torch::set_num_threads(info.threads);
   info.blas = limit_blas_threads(static_cast<int>(config.blas_threads));
   return info;

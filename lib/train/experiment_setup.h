@@ -13,9 +13,10 @@ struct RuntimeInfo {
   BlasInfo blas;
 };
 
-// Intra-op threads from cpu_threads (0: every core), BLAS pinned to one
-// thread under them. Must run before any other torch work.
-RuntimeInfo configure_runtime(const ExperimentConfig& config);
+// Intra-op threads from cpu_threads (0: the cores split evenly between the
+// `ranks_on_this_host`), BLAS pinned to one thread under them. Must run
+// before any other torch work.
+RuntimeInfo configure_runtime(const ExperimentConfig& config, int ranks_on_this_host = 1);
 
 struct Experiment {
   DataSplits data;

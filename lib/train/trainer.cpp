@@ -5,9 +5,13 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "config/config_loader.h"
 #include "data/batch_loader.h"
 #include "data/sampler.h"
+#include "dist/cluster.h"
+#include "dist/gradient_reducer.h"
 #include "train/checkpoint.h"
 #include "train/experiment_setup.h"
 #include "train/loss.h"
@@ -28,18 +32,33 @@
 namespace trainer {
 namespace {
 
+int ranks_on_this_host(const RunOptions& options) { return options.launch ? options.launch->local_world_size : 1; }
+
 class TrainingLoop {
  public:
   TrainingLoop(const ExperimentConfig& config, const RunOptions& options)
       : config_(config),
         options_(options),
-        runtime_(configure_runtime(config)),
+        runtime_(configure_runtime(config, ranks_on_this_host(options))),
+        cluster_(options.launch, config.dist),
         experiment_(prepare_experiment(config)),
         optimizer_(make_optimizer(config.optimizer, experiment_.model.net->parameters())),
         meters_(config.loss, config.metrics, experiment_.model.final_softmax),
-        progress_(config.log.progress, options.quiet) {
-    const int64_t batches = (experiment_.data.train.size() + config.train.batch_size - 1) / config.train.batch_size;
+        progress_(config.log.progress, options.quiet || !cluster_.is_root()) {
+    const int64_t global_batch = config.train.batch_size * cluster_.world_size();
+    const int64_t batches = (experiment_.data.train.size() + global_batch - 1) / global_batch;
     steps_per_epoch_ = config.train.steps_per_epoch > 0 ? std::min(batches, config.train.steps_per_epoch) : batches;
+    if (cluster_.distributed()) {
+      cluster_.require_same("experiment config", to_yaml(config));
+      cluster_.require_same("data", std::to_string(experiment_.data.train.size()) + "/" +
+                                        std::to_string(experiment_.data.valid.size()));
+      // Every rank starts from rank 0's weights, whatever its generator did.
+      std::vector<torch::Tensor> state = experiment_.model.net->parameters();
+      for (auto& buffer : experiment_.model.net->buffers()) state.push_back(buffer);
+      cluster_.communicator().broadcast(state, 0);
+      reducer_ = std::make_unique<GradientReducer>(cluster_.communicator(), experiment_.model.net->parameters(),
+                                                   config.dist.bucket_mb);
+    }
   }
 
   RunSummary run() {
@@ -47,30 +66,45 @@ class TrainingLoop {
     log_header();
     RunSummary summary{run_.path, {}};
     for (int64_t epoch = state_.epoch + 1; epoch <= config_.train.epochs; ++epoch) summary.records.push_back(run_epoch(epoch));
+    cluster_.finish();
     log().info("done: {} epochs; run directory {}", config_.train.epochs, run_.path);
     return summary;
   }
 
+  // Tells the other ranks this one is failing, so they stop at once and name it.
+  void mark_failed(const std::string& reason) { cluster_.mark_failed(reason); }
+
  private:
   void start_new_run() {
-    run_ = create_run_dir(config_.log.dir, config_.experiment.name, config_.log.run_name);
-    write_file_atomic(run_.config(), to_yaml(config_));
-    add_log_file(run_.log());
+    if (cluster_.is_root())
+      run_ = options_.run_dir.empty() ? create_run_dir(config_.log.dir, config_.experiment.name, config_.log.run_name)
+                                      : RunDir{options_.run_dir};
+    run_.path = cluster_.communicator().share_from_rank0("run directory", run_.path);
+    if (cluster_.is_root()) write_file_atomic(run_.config(), to_yaml(config_));
+    open_logs();
   }
 
   void resume_run() {
     const ResumePoint point = find_resume_point(options_.resume);
     run_ = point.run;
-    add_log_file(run_.log());
+    open_logs();
     std::ifstream saved(run_.config());
     std::stringstream saved_text;
     saved_text << saved.rdbuf();
     if (saved && saved_text.str() != to_yaml(config_))
       log().warn("the config differs from the run's {}; continuing with the one given", run_.config());
     state_ = load_checkpoint(point.checkpoint, *experiment_.model.net, optimizer_.get());
-    truncate_metrics(run_, state_.epoch);
+    // Mid-epoch metric sums are the sums over all ranks: one rank carries them.
+    if (!cluster_.is_root() && state_.epoch_metric_sums.defined())
+      state_.epoch_metric_sums = torch::zeros_like(state_.epoch_metric_sums);
+    if (cluster_.is_root()) truncate_metrics(run_, state_.epoch);
     log().info("resumed from {} (epoch {} done, step {} of the next)", point.checkpoint, state_.epoch,
                state_.step_in_epoch);
+  }
+
+  void open_logs() {
+    if (cluster_.is_root()) add_log_file(run_.log());
+    if (cluster_.distributed()) add_worklog(run_.path + "/worklog." + std::to_string(cluster_.rank()));
   }
 
   void log_header() const {
@@ -79,18 +113,25 @@ class TrainingLoop {
     log().info("trainer {} on LibTorch {}: cpu, {} intra-op threads, BLAS {} ({})", TRAINER_VERSION,
                compat::torch_version(), runtime_.threads, runtime_.blas.name,
                runtime_.blas.threads_pinned ? std::to_string(config_.blas_threads) + " thread(s)" : "threads not pinned");
+    if (cluster_.distributed())
+      log().info("rank {} of {} (local rank {}, pid {}): {}; gradient buckets of {} MiB", cluster_.rank(),
+                 cluster_.world_size(), cluster_.launch().local_rank, static_cast<int>(getpid()),
+                 cluster_.communicator().describe(), config_.dist.bucket_mb);
     log().info("model: {} layers, {} parameters; optimizer {}, lr {}", experiment_.model.summary.size(), parameters,
                to_string(config_.optimizer.name), *config_.optimizer.lr);
     log().info("batch {} per device, global {}; {} steps per epoch; {} epochs; run directory {}",
-               config_.train.batch_size, config_.train.batch_size, steps_per_epoch_, config_.train.epochs, run_.path);
+               config_.train.batch_size, config_.train.batch_size * cluster_.world_size(), steps_per_epoch_,
+               config_.train.epochs, run_.path);
   }
 
   EpochRecord run_epoch(int64_t epoch) {
     Stopwatch clock;
     EpochRecord record;
     record.epoch = epoch;
+    if (reducer_) reducer_->reset_stats();
     const double data_wait = train_steps(epoch, record);
     record.train_seconds = clock.seconds();
+    sum_over_ranks(meters_);
     record.train = meters_.results();
     if (!std::isfinite(record.train[0].value))
       throw DivergedError("the training loss became " + format_float9(record.train[0].value) + " in epoch " +
@@ -98,65 +139,126 @@ class TrainingLoop {
                           "lower optimizer.lr, or set optimizer.clip_norm; the last good checkpoint is in " +
                               run_.checkpoints());
     const bool last = epoch == config_.train.epochs;
-    if (last || epoch % config_.train.validate_every == 0)
-      record.valid = validate_model(experiment_.model, experiment_.data.valid, config_);
+    if (last || epoch % config_.train.validate_every == 0) {
+      cluster_.set_phase(Phase::kValidation, epoch, record.steps);
+      record.valid = validate_model(experiment_.model, experiment_.data.valid, config_, cluster_.communicator());
+    }
     record.seconds = clock.seconds();
     record.samples_per_second = static_cast<double>(meters_.samples()) / record.train_seconds;
     record.data_wait_seconds = data_wait;
 
-    emit_record(format_epoch_record(record, local_time_hms()));
-    append_metrics(record);
+    if (cluster_.is_root()) {
+      emit_record(format_epoch_record(record, local_time_hms()));
+      append_metrics(record);
+    }
     log().info("epoch {}: {:.2f} s ({:.2f} s training), {:.0f} samples/s, data wait {:.2f}% of training", epoch,
                record.seconds, record.train_seconds, record.samples_per_second, 100.0 * data_wait / record.train_seconds);
+    if (reducer_)
+      log().info("epoch {}: gradient all-reduce {} buckets per step; waiting for it took {:.2f} s, {:.1f}% of training",
+                 epoch, reducer_->stats().buckets_per_step, reducer_->stats().finalize_seconds,
+                 100.0 * reducer_->stats().finalize_seconds / record.train_seconds);
     if (last || epoch % config_.train.checkpoint_every == 0) save(epoch, 0);
     return record;
   }
 
+  void sum_over_ranks(MetricAccumulator& meters) {
+    if (!cluster_.distributed()) return;
+    auto sums = meters.state();
+    cluster_.communicator().all_reduce(sums);
+    meters.load_state(sums);
+  }
+
+  // This rank's batches of the epoch, after the steps an interrupted run did.
+  RankBatches epoch_batches(int64_t epoch, int64_t skip_steps) {
+    const auto order = epoch_order(experiment_.data.train.size(), config_.experiment.seed, epoch, config_.data.shuffle);
+    RankBatches batches = rank_batches(order, config_.train.batch_size, cluster_.rank(), cluster_.world_size(),
+                                       steps_per_epoch_);
+    skip_steps = std::min<int64_t>(skip_steps, static_cast<int64_t>(batches.batch_sizes.size()));
+    int64_t skipped_samples = 0;
+    for (int64_t i = 0; i < skip_steps; ++i) skipped_samples += batches.batch_sizes[static_cast<size_t>(i)];
+    batches.order.erase(batches.order.begin(), batches.order.begin() + skipped_samples);
+    batches.batch_sizes.erase(batches.batch_sizes.begin(), batches.batch_sizes.begin() + skip_steps);
+    batches.global_sizes.erase(batches.global_sizes.begin(), batches.global_sizes.begin() + skip_steps);
+    // Uneven step counts would leave ranks waiting for each other forever.
+    if (cluster_.distributed()) {
+      auto counts = torch::tensor({static_cast<double>(batches.batch_sizes.size()),
+                                   -static_cast<double>(batches.batch_sizes.size())}, torch::kFloat64);
+      cluster_.communicator().all_reduce(counts, ReduceOp::kMax);
+      if (counts[0].item<double>() != -counts[1].item<double>())
+        throw DistributedError("the ranks disagree on the number of steps in epoch " + std::to_string(epoch) + " (" +
+                               std::to_string(static_cast<int64_t>(-counts[1].item<double>())) + " to " +
+                               std::to_string(static_cast<int64_t>(counts[0].item<double>())) + ")",
+                               "start every rank with the same experiment file and data");
+    }
+    return batches;
+  }
+
   // Returns the seconds spent waiting for data.
   double train_steps(int64_t epoch, EpochRecord& record) {
-    LoaderOptions options;
-    options.batch_size = config_.train.batch_size;
-    options.workers = config_.data.workers;
-    options.prefetch = config_.data.prefetch;
-    options.max_batches = steps_per_epoch_;
-    std::vector<int64_t> order =
-        epoch_order(experiment_.data.train.size(), config_.experiment.seed, epoch, config_.data.shuffle);
-    // An interrupted epoch resumes after the steps it had done.
     int64_t step = 0;
     meters_.reset();
     if (state_.step_in_epoch > 0) {
       step = state_.step_in_epoch;
-      order.erase(order.begin(), order.begin() + std::min<int64_t>(order.size(), step * config_.train.batch_size));
-      options.max_batches -= step;
       meters_.load_state(state_.epoch_metric_sums);
       state_.step_in_epoch = 0;
     }
-    BatchLoader loader(experiment_.data.train, std::move(order), options);
-    auto& model = experiment_.model;
+    RankBatches batches = epoch_batches(epoch, step);
+    LoaderOptions options;
+    options.workers = config_.data.workers;
+    options.prefetch = config_.data.prefetch;
+    options.batch_sizes = batches.batch_sizes;
+    BatchLoader loader(experiment_.data.train, std::move(batches.order), options);
     progress_.start(epoch, config_.train.epochs, steps_per_epoch_);
-    while (auto batch = loader.next()) {
+    size_t index = 0;
+    while (true) {
+      cluster_.set_phase(Phase::kData, epoch, step + 1);
+      auto batch = loader.next();
+      if (!batch) break;
+      cluster_.check();
+      const double global_size = static_cast<double>(batches.global_sizes[index++]);
       record.lr = scheduled_lr(config_.optimizer.schedule, *config_.optimizer.lr,
                                static_cast<double>(state_.global_step) / static_cast<double>(steps_per_epoch_),
                                static_cast<double>(config_.train.epochs));
       set_learning_rate(*optimizer_, record.lr);
-      // Dropping the gradients (instead of zeroing them) lets backward write
-      // them directly: no memset, no accumulate.
-      model.net->zero_grad(/*set_to_none=*/true);
-      const auto output = model.forward(batch->inputs);
-      const auto loss = compute_loss(config_.loss, output, batch->labels, model.final_softmax);
-      loss.backward();
-      if (config_.optimizer.clip_norm > 0)
-        torch::nn::utils::clip_grad_norm_(model.net->parameters(), config_.optimizer.clip_norm);
-      optimizer_->step();
-      meters_.add(loss, output, batch->labels);
+      const bool stop = train_step(*batch, global_size, epoch, step + 1);
       ++step;
       ++state_.global_step;
       record.steps = step;
       progress_.update(step, meters_.samples(), [&] { return meters_.running_loss(); });
-      if (interrupt_requested()) stop_for_interrupt(epoch, step);
+      if (stop) stop_for_interrupt(epoch, step);
     }
     progress_.finish();
     return loader.wait_seconds();
+  }
+
+  // One optimizer step on this rank's part of a global batch. Returns whether
+  // the run is to stop after it (an interrupt on any rank).
+  bool train_step(const Batch& batch, double global_size, int64_t epoch, int64_t step) {
+    auto& model = experiment_.model;
+    // Every rank votes on stopping, in the background of the step, so that
+    // all stop after the same step.
+    torch::Tensor stop_vote = torch::tensor({interrupt_requested() ? 1.0f : 0.0f});
+    auto vote = cluster_.communicator().all_reduce_async(stop_vote, ReduceOp::kMax);
+    cluster_.set_phase(Phase::kCompute, epoch, step);
+    // Dropping the gradients (instead of zeroing them) lets backward write
+    // them directly: no memset, no accumulate.
+    model.net->zero_grad(/*set_to_none=*/true);
+    if (reducer_) reducer_->begin_step(static_cast<double>(batch.size()) / global_size);
+    if (batch.size() > 0) {
+      const auto output = model.forward(batch.inputs);
+      const auto loss = compute_loss(config_.loss, output, batch.labels, model.final_softmax);
+      loss.backward();
+      meters_.add(loss, output, batch.labels);
+    }
+    if (reducer_) {
+      cluster_.set_phase(Phase::kAllReduce, epoch, step);
+      reducer_->finalize();
+    }
+    if (config_.optimizer.clip_norm > 0)
+      torch::nn::utils::clip_grad_norm_(model.net->parameters(), config_.optimizer.clip_norm);
+    optimizer_->step();
+    vote->wait();
+    return stop_vote.item<float>() > 0;
   }
 
   [[noreturn]] void stop_for_interrupt(int64_t epoch, int64_t step) {
@@ -168,17 +270,28 @@ class TrainingLoop {
                            " --resume " + run_.path);
   }
 
+  // Every rank enters; rank 0 writes once all have finished the step, and
+  // the others wait until the file is complete.
   std::string save(int64_t epochs_done, int64_t step_in_epoch) {
+    cluster_.set_phase(Phase::kCheckpoint, epochs_done, step_in_epoch);
     Stopwatch clock;
     TrainingState state = state_;
     state.epoch = epochs_done;
     state.step_in_epoch = step_in_epoch;
-    if (step_in_epoch > 0) state.epoch_metric_sums = meters_.state();
+    if (step_in_epoch > 0) {
+      MetricAccumulator global = meters_;
+      sum_over_ranks(global);
+      state.epoch_metric_sums = global.state();
+    }
     const std::string path = run_.checkpoint_for(step_in_epoch > 0 ? epochs_done + 1 : epochs_done, step_in_epoch);
-    save_checkpoint(path, *experiment_.model.net, *optimizer_, state);
-    prune_checkpoints(run_, config_.train.keep_checkpoints);
-    log().info("checkpoint {} ({:.1f} KiB, {:.2f} s)", path,
-               static_cast<double>(std::filesystem::file_size(path)) / 1024.0, clock.seconds());
+    cluster_.communicator().barrier();
+    if (cluster_.is_root()) {
+      save_checkpoint(path, *experiment_.model.net, *optimizer_, state);
+      prune_checkpoints(run_, config_.train.keep_checkpoints);
+      log().info("checkpoint {} ({:.1f} KiB, {:.2f} s)", path,
+                 static_cast<double>(std::filesystem::file_size(path)) / 1024.0, clock.seconds());
+    }
+    cluster_.communicator().barrier();
     return path;
   }
 
@@ -191,10 +304,12 @@ class TrainingLoop {
   const ExperimentConfig& config_;
   RunOptions options_;
   RuntimeInfo runtime_;
+  Cluster cluster_;
   Experiment experiment_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   MetricAccumulator meters_;
   ProgressBar progress_;
+  std::unique_ptr<GradientReducer> reducer_;
   RunDir run_;
   TrainingState state_;
   int64_t steps_per_epoch_ = 0;
@@ -203,17 +318,34 @@ class TrainingLoop {
 }  // namespace
 
 RunSummary run_training(const ExperimentConfig& config, const RunOptions& options) {
-  TrainingLoop loop(config, options);
-  RunSummary summary = loop.run();
-  close_log_file();
-  return summary;
+  if (options.launch) set_log_rank(options.launch->rank);
+  std::unique_ptr<TrainingLoop> loop;
+  try {
+    loop = std::make_unique<TrainingLoop>(config, options);
+    RunSummary summary = loop->run();
+    close_log_file();
+    return summary;
+  } catch (const InterruptedError&) {
+    close_log_file();
+    throw;
+  } catch (const std::exception& e) {
+    // Into this rank's worklog (the supervisor shows its last lines), and to
+    // the peers, who stop at once naming this rank.
+    if (options.launch) {
+      log().error("{}", e.what());
+      if (loop) loop->mark_failed(std::string(e.what()).substr(0, std::string(e.what()).find('\n')));
+    }
+    close_log_file();
+    throw;
+  }
 }
 
 std::vector<MetricValue> evaluate_checkpoint(const ExperimentConfig& config, const std::string& checkpoint) {
   configure_runtime(config);
   Experiment experiment = prepare_experiment(config);
   load_checkpoint(checkpoint, *experiment.model.net, nullptr);
-  return validate_model(experiment.model, experiment.data.valid, config);
+  auto single = make_single_process_communicator();
+  return validate_model(experiment.model, experiment.data.valid, config, *single);
 }
 
 }  // namespace trainer

@@ -1,9 +1,11 @@
 #pragma once
 // `trainer run` and `trainer eval`: the training loop and checkpoint evaluation.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/experiment_config.h"
+#include "dist/launch_env.h"
 #include "train/epoch_log.h"
 
 namespace trainer {
@@ -12,6 +14,10 @@ struct RunOptions {
   std::string config_path;  // for the resume hint in messages
   std::string resume;       // run directory or checkpoint; empty: a new run
   bool quiet = false;       // no progress bar
+  // This process's rank when it is one of several; empty: a single process.
+  std::optional<LaunchInfo> launch;
+  // The run directory a supervisor already created; empty: rank 0 creates one.
+  std::string run_dir;
 };
 
 struct RunSummary {
@@ -20,7 +26,7 @@ struct RunSummary {
 };
 
 // Trains as the config says. Throws DivergedError, InterruptedError (after
-// saving a checkpoint), DataError, IoError.
+// saving a checkpoint), DataError, IoError, DistributedError.
 RunSummary run_training(const ExperimentConfig& config, const RunOptions& options);
 
 // Validation metrics of the model in `checkpoint`.

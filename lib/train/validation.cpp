@@ -3,17 +3,20 @@
 #include <numeric>
 
 #include "data/batch_loader.h"
+#include "data/sampler.h"
 #include "train/loss.h"
 #include "train/metrics.h"
 
 namespace trainer {
 
-std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config) {
+std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config,
+                                        Communicator& communicator) {
   torch::NoGradGuard no_grad;
   model.net->eval();
   MetricAccumulator meters(config.loss, config.metrics, model.final_softmax);
-  std::vector<int64_t> order(static_cast<size_t>(data.size()));
-  std::iota(order.begin(), order.end(), 0);
+  const Shard shard = shard_of(data.size(), communicator.rank(), communicator.world_size());
+  std::vector<int64_t> order(static_cast<size_t>(shard.size));
+  std::iota(order.begin(), order.end(), shard.begin);
   LoaderOptions options;
   options.batch_size = config.train.valid_batch_size > 0 ? config.train.valid_batch_size : 4 * config.train.batch_size;
   options.workers = config.data.workers;
@@ -24,6 +27,9 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
     meters.add(compute_loss(config.loss, output, batch->labels, model.final_softmax), output, batch->labels);
   }
   model.net->train();
+  auto sums = meters.state();
+  communicator.all_reduce(sums);
+  meters.load_state(sums);
   return meters.results();
 }
 

@@ -1,13 +1,17 @@
 #pragma once
 #include "config/experiment_config.h"
 #include "data/dataset.h"
+#include "dist/communicator.h"
 #include "models/model.h"
 #include "train/epoch_log.h"
 
 namespace trainer {
 
 // Metrics of `model` over all of `data`, in eval mode without gradients;
-// the model is left in training mode.
-std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config);
+// the model is left in training mode. With several ranks each evaluates its
+// shard and the sums are all-reduced: every sample counted exactly once, no
+// padding duplicates.
+std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config,
+                                        Communicator& communicator);
 
 }  // namespace trainer

@@ -69,6 +69,12 @@ struct DivergedError : Error {
       : Error(ExitCode::kDiverged, message, std::move(hint)) {}
 };
 
+// A peer rank failed, went silent, or could not be reached.
+struct DistributedError : Error {
+  explicit DistributedError(const std::string& message, std::string hint = {})
+      : Error(ExitCode::kDistributed, message, std::move(hint)) {}
+};
+
 struct InterruptedError : Error {
   explicit InterruptedError(const std::string& message)
       : Error(ExitCode::kInterrupted, message) {}

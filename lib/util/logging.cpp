@@ -23,6 +23,42 @@ std::shared_ptr<spdlog::sinks::basic_file_sink_mt>& file_sink_slot() {
   return sink;
 }
 
+std::shared_ptr<spdlog::sinks::basic_file_sink_mt>& worklog_slot() {
+  static std::shared_ptr<spdlog::sinks::basic_file_sink_mt> sink;
+  return sink;
+}
+
+int& rank_slot() {
+  static int rank = 0;
+  return rank;
+}
+
+std::shared_ptr<spdlog::sinks::basic_file_sink_mt> open_file_sink(const std::string& path) {
+  try {
+    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, /*truncate=*/false);
+    sink->set_pattern("[%Y-%m-%d %H:%M:%S.%e %l] %v");
+    // The file keeps info even when the console is quieter.
+    sink->set_level(spdlog::level::info);
+    return sink;
+  } catch (const spdlog::spdlog_ex& e) {
+    throw IoError("cannot open log file " + path + ": " + e.what());
+  }
+}
+
+void attach(const std::shared_ptr<spdlog::sinks::basic_file_sink_mt>& sink) {
+  auto& logger = logger_slot();
+  logger->sinks().push_back(sink);
+  logger->set_level(std::min(logger->level(), spdlog::level::info));
+}
+
+void detach(std::shared_ptr<spdlog::sinks::basic_file_sink_mt>& sink) {
+  if (!sink) return;
+  auto& sinks = logger_slot()->sinks();
+  sinks.erase(std::remove(sinks.begin(), sinks.end(), sink), sinks.end());
+  sink->flush();
+  sink.reset();
+}
+
 }  // namespace
 
 spdlog::level::level_enum parse_log_level(const std::string& text) {
@@ -45,29 +81,33 @@ void init_logging(spdlog::level::level_enum level) {
 }
 
 void add_log_file(const std::string& path) {
-  auto& logger = logger_slot();
-  if (!logger) init_logging(spdlog::level::info);
-  try {
-    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, /*truncate=*/false);
-    sink->set_pattern("[%Y-%m-%d %H:%M:%S.%e %l] %v");
-    // The file keeps info even when the console is quieter.
-    sink->set_level(spdlog::level::info);
-    logger->sinks().push_back(sink);
-    logger->set_level(std::min(logger->level(), spdlog::level::info));
-    file_sink_slot() = sink;
-  } catch (const spdlog::spdlog_ex& e) {
-    throw IoError("cannot open log file " + path + ": " + e.what());
-  }
+  if (!logger_slot()) init_logging(spdlog::level::info);
+  file_sink_slot() = open_file_sink(path);
+  attach(file_sink_slot());
+}
+
+void add_worklog(const std::string& path) {
+  if (!logger_slot()) init_logging(spdlog::level::info);
+  worklog_slot() = open_file_sink(path);
+  attach(worklog_slot());
 }
 
 void close_log_file() {
-  auto& sink = file_sink_slot();
-  if (!sink) return;
-  auto& sinks = logger_slot()->sinks();
-  sinks.erase(std::remove(sinks.begin(), sinks.end(), sink), sinks.end());
-  sink->flush();
-  sink.reset();
+  if (!logger_slot()) return;
+  detach(file_sink_slot());
+  detach(worklog_slot());
 }
+
+void set_log_rank(int rank) {
+  rank_slot() = rank;
+  if (!logger_slot()) init_logging(spdlog::level::info);
+  if (rank == 0) return;
+  auto& console = logger_slot()->sinks().front();
+  console->set_pattern("%^[%H:%M:%S %l]%$ [rank " + std::to_string(rank) + "] %v");
+  console->set_level(std::max(console->level(), spdlog::level::warn));
+}
+
+int log_rank() { return rank_slot(); }
 
 spdlog::logger& log() {
   auto& logger = logger_slot();

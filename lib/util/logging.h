@@ -1,6 +1,7 @@
 #pragma once
 // One logger for the whole program (STYLE.md rule 6). Messages go to stderr;
-// once a run directory exists they also go to <run_dir>/train.log. The epoch
+// once a run directory exists they also go to <run_dir>/train.log (rank 0)
+// and to each rank's worklog.<rank>. The epoch
 // records, the documented contract, go to stdout through `emit_record`.
 #include <spdlog/spdlog.h>
 
@@ -14,7 +15,14 @@ spdlog::level::level_enum parse_log_level(const std::string& text);
 void init_logging(spdlog::level::level_enum level);
 // Also write every message to `path` (appended, so resumed runs keep history).
 void add_log_file(const std::string& path);
+// This rank's own log, <run_dir>/worklog.<rank> (every message, info and up).
+void add_worklog(const std::string& path);
 void close_log_file();
+
+// Ranks other than 0 show only warnings and errors on the console, prefixed
+// with their rank; their full story is in their worklog.
+void set_log_rank(int rank);
+int log_rank();
 
 spdlog::logger& log();
 

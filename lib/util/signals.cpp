@@ -7,6 +7,20 @@ namespace trainer {
 namespace {
 // The one piece of global mutable state besides the logger (STYLE.md rule 7).
 volatile std::sig_atomic_t g_interrupts = 0;
+volatile std::sig_atomic_t g_last_signal = 0;
+
+void count_signal(int signal) {
+  g_last_signal = signal;
+  g_interrupts = g_interrupts + 1;
+}
+
+void install(void (*handler)(int)) {
+  struct sigaction action {};
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 void on_signal(int) {
   if (g_interrupts > 0) {
@@ -21,13 +35,10 @@ void on_signal(int) {
 }
 }  // namespace
 
-void install_interrupt_handlers() {
-  struct sigaction action {};
-  action.sa_handler = on_signal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
+void install_interrupt_handlers() { install(on_signal); }
+void install_signal_counters() { install(count_signal); }
+int received_signal_count() { return g_interrupts; }
+int last_received_signal() { return g_last_signal; }
 
 bool interrupt_requested() { return g_interrupts > 0; }
 void clear_interrupt_request() { g_interrupts = 0; }

@@ -7,6 +7,13 @@ namespace trainer {
 
 void install_interrupt_handlers();
 bool interrupt_requested();
+// For the supervisor of several ranks: SIGINT/SIGTERM are only counted, so
+// that it can forward each one to its ranks (which save and stop, or, at
+// the second, exit at once).
+void install_signal_counters();
+int received_signal_count();
+int last_received_signal();
+
 // For tests: forget an earlier request.
 void clear_interrupt_request();
 

@@ -27,6 +27,20 @@ inline void set_generator_state(at::Generator& generator, const torch::Tensor& s
   generator.set_state(state);
 }
 
+// c10d's TCPStore: LibTorch 2.x serves it with libuv by default, which
+// Debian's build lacks; 1.13 has no such option. Chosen by whether the
+// options struct has the member, so no version test is needed.
+template <class StoreOptions>
+auto disable_store_libuv(StoreOptions& options, int) -> decltype(options.useLibUV = false, void()) {
+  options.useLibUV = false;
+}
+template <class StoreOptions>
+void disable_store_libuv(StoreOptions&, long) {}
+template <class StoreOptions>
+void use_classic_tcp_store(StoreOptions& options) {
+  disable_store_libuv(options, 0);
+}
+
 inline std::string torch_version() {
 #ifdef TORCH_VERSION
   return TORCH_VERSION;

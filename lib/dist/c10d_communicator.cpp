@@ -1,0 +1,231 @@
+// The only file that includes c10d headers (STYLE.md rule 5).
+#include "dist/c10d_communicator.h"
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <chrono>
+#include <cstdlib>
+
+#include "util/error.h"
+#include "util/torch_compat.h"
+
+namespace trainer {
+namespace {
+
+std::chrono::milliseconds to_ms(double seconds) {
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000.0));
+}
+
+std::string what_of(const std::exception& e) {
+  if (const auto* torch_error = dynamic_cast<const c10::Error*>(&e)) return torch_error->what_without_backtrace();
+  return e.what();
+}
+
+c10::intrusive_ptr<c10d::TCPStore> open_tcp_store(const LaunchInfo& launch, bool server, double timeout_seconds) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<uint16_t>(launch.master_port);
+  options.isServer = server;
+  options.numWorkers = static_cast<size_t>(launch.world_size);
+  options.waitWorkers = false;  // the preflight all-reduce checks that everyone came
+  options.timeout = to_ms(timeout_seconds);
+  compat::use_classic_tcp_store(options);
+  const std::string where = launch.master_addr + ":" + std::to_string(launch.master_port);
+  try {
+    return c10::make_intrusive<c10d::TCPStore>(launch.master_addr, options);
+  } catch (const std::exception& e) {
+    if (server)
+      throw DistributedError("rank 0 cannot serve the rendezvous store on port " +
+                                 std::to_string(launch.master_port) + ": " + what_of(e),
+                             "the port is probably in use: pick another with MASTER_PORT or --master HOST:PORT");
+    throw DistributedError("rank " + std::to_string(launch.rank) + " cannot reach the rendezvous store at " + where +
+                               ": " + what_of(e),
+                           "check that rank 0 is running and that --master / MASTER_ADDR:MASTER_PORT is right");
+  }
+}
+
+class StoreConnection : public KeyValueStore {
+ public:
+  explicit StoreConnection(c10::intrusive_ptr<c10d::Store> store) : store_(std::move(store)) {}
+  void set(const std::string& key, const std::string& value) override {
+    store_->set(key, std::vector<uint8_t>(value.begin(), value.end()));
+  }
+  std::optional<std::string> get(const std::string& key) override {
+    if (!store_->check({key})) return std::nullopt;
+    const auto bytes = store_->get(key);
+    return std::string(bytes.begin(), bytes.end());
+  }
+
+ private:
+  c10::intrusive_ptr<c10d::Store> store_;
+};
+
+class GlooCollective : public PendingCollective {
+ public:
+  GlooCollective(c10::intrusive_ptr<c10d::Work> work, std::string what, std::function<std::string()> explain)
+      : work_(std::move(work)), what_(std::move(what)), explain_(std::move(explain)) {}
+  void wait() override {
+    try {
+      work_->wait();
+    } catch (const std::exception& e) {
+      const std::string why = explain_();
+      throw DistributedError(what_ + " failed: " + what_of(e) + (why.empty() ? "" : "\n" + why),
+                             "see the worklog.N files in the run directory for every rank's last steps");
+    }
+  }
+
+ private:
+  c10::intrusive_ptr<c10d::Work> work_;
+  std::string what_;
+  std::function<std::string()> explain_;
+};
+
+c10d::ReduceOp to_c10d(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kMax: return c10d::ReduceOp::MAX;
+    case ReduceOp::kMin: return c10d::ReduceOp::MIN;
+    default: return c10d::ReduceOp::SUM;
+  }
+}
+
+std::shared_ptr<::gloo::transport::Device> gloo_device(const LaunchInfo& launch) {
+  // As torch.distributed: GLOO_SOCKET_IFNAME picks the interface; loopback
+  // runs stay on loopback; otherwise the address this host's name resolves to.
+  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface != nullptr && *interface != '\0')
+    return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
+  const std::string& master = launch.master_addr;
+  if (master == "localhost" || master.rfind("127.", 0) == 0 || master == "::1")
+    return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+class GlooCommunicator : public Communicator {
+ public:
+  GlooCommunicator(const LaunchInfo& launch, const ConnectOptions& options)
+      : launch_(launch), collective_timeout_(to_ms(options.collective_timeout_seconds)) {
+    const bool server = launch.rank == 0 && launch.rank0_hosts_store;
+    store_ = open_tcp_store(launch, server, options.connect_timeout_seconds);
+    check_world_size();
+    auto gloo_options = c10d::ProcessGroupGloo::Options::create(to_ms(options.connect_timeout_seconds));
+    gloo_options->devices.push_back(gloo_device(launch));
+    gloo_options->threads = 2;
+    try {
+      group_ = c10::make_intrusive<c10d::ProcessGroupGloo>(c10::make_intrusive<c10d::PrefixStore>("gloo", store_),
+                                                           launch.rank, launch.world_size, gloo_options);
+    } catch (const std::exception& e) {
+      throw DistributedError("rank " + std::to_string(launch.rank) + " could not connect to the other " +
+                             std::to_string(launch.world_size - 1) + " rank(s) within " +
+                             std::to_string(static_cast<int>(options.connect_timeout_seconds)) +
+                             " s (dist.connect_timeout): " + what_of(e));
+    }
+    preflight(to_ms(options.connect_timeout_seconds));
+  }
+
+  int rank() const override { return launch_.rank; }
+  int world_size() const override { return launch_.world_size; }
+  std::string describe() const override {
+    return "gloo, " + std::to_string(launch_.world_size) + " ranks, store " + launch_.master_addr + ":" +
+           std::to_string(launch_.master_port) + " (" + launch_.source + ")";
+  }
+
+  std::unique_ptr<PendingCollective> all_reduce_async(torch::Tensor tensor, ReduceOp op) override {
+    std::vector<at::Tensor> tensors{std::move(tensor)};
+    c10d::AllreduceOptions options;
+    options.reduceOp = to_c10d(op);
+    options.timeout = collective_timeout_;
+    return wrap(group_->allreduce(tensors, options), "all-reduce");
+  }
+
+  void broadcast(std::vector<torch::Tensor> tensors, int root) override {
+    std::vector<std::unique_ptr<PendingCollective>> pending;
+    for (auto& tensor : tensors) {
+      std::vector<at::Tensor> one{tensor};
+      c10d::BroadcastOptions options;
+      options.rootRank = root;
+      options.timeout = collective_timeout_;
+      pending.push_back(wrap(group_->broadcast(one, options), "broadcast from rank " + std::to_string(root)));
+    }
+    for (auto& work : pending) work->wait();
+  }
+
+  void barrier() override {
+    c10d::BarrierOptions options;
+    options.timeout = collective_timeout_;
+    wrap(group_->barrier(options), "barrier")->wait();
+  }
+
+  std::string share_from_rank0(const std::string& key, const std::string& value) override {
+    const std::string full_key = "trainer/shared/" + key;
+    StoreConnection store(store_);
+    if (launch_.rank == 0) store.set(full_key, value);
+    try {
+      store_->wait({full_key}, collective_timeout_);
+    } catch (const std::exception& e) {
+      const std::string why = explain_failure();
+      throw DistributedError("waiting for rank 0's " + key + " failed: " + what_of(e) + (why.empty() ? "" : "\n" + why));
+    }
+    return store.get(full_key).value_or("");
+  }
+
+  std::unique_ptr<KeyValueStore> open_store() override {
+    LaunchInfo client = launch_;
+    return std::make_unique<StoreConnection>(open_tcp_store(client, /*server=*/false, 10.0));
+  }
+
+ private:
+  std::unique_ptr<PendingCollective> wrap(c10::intrusive_ptr<c10d::Work> work, std::string what) {
+    return std::make_unique<GlooCollective>(std::move(work), std::move(what), [this] { return explain_failure(); });
+  }
+
+  // A rank started with another WORLD_SIZE would otherwise wait forever for
+  // peers that never come.
+  void check_world_size() {
+    StoreConnection store(store_);
+    const std::string key = "trainer/world_size";
+    if (launch_.rank == 0) store.set(key, std::to_string(launch_.world_size));
+    try {
+      store_->wait({key});
+    } catch (const std::exception& e) {
+      throw DistributedError("rank " + std::to_string(launch_.rank) + " waited in vain for rank 0 at " +
+                             launch_.master_addr + ":" + std::to_string(launch_.master_port) + ": " + what_of(e));
+    }
+    const std::string theirs = store.get(key).value_or("?");
+    if (theirs != std::to_string(launch_.world_size))
+      throw DistributedError("rank " + std::to_string(launch_.rank) + " was started for " +
+                                 std::to_string(launch_.world_size) + " ranks, rank 0 for " + theirs,
+                             "start every rank with the same WORLD_SIZE (or --nnodes and device list)");
+    const int64_t claims = store_->add("trainer/rank_claims/" + std::to_string(launch_.rank), 1);
+    if (claims > 1)
+      throw DistributedError("two processes were started as rank " + std::to_string(launch_.rank),
+                             "give every process its own RANK (or --node-rank)");
+  }
+
+  void preflight(std::chrono::milliseconds timeout) {
+    auto one = torch::ones({1});
+    try {
+      std::vector<at::Tensor> tensors{one};
+      c10d::AllreduceOptions options;
+      options.timeout = timeout;
+      wrap(group_->allreduce(tensors, options), "all-reduce")->wait();
+    } catch (const DistributedError& e) {
+      throw DistributedError(std::string("preflight all-reduce: ") + e.what());
+    }
+    if (one.item<float>() != static_cast<float>(launch_.world_size))
+      throw DistributedError("preflight all-reduce summed to " + std::to_string(one.item<float>()) + ", expected " +
+                             std::to_string(launch_.world_size));
+  }
+
+  LaunchInfo launch_;
+  std::chrono::milliseconds collective_timeout_;
+  c10::intrusive_ptr<c10d::TCPStore> store_;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> group_;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> connect_c10d(const LaunchInfo& launch, const ConnectOptions& options) {
+  return std::make_unique<GlooCommunicator>(launch, options);
+}
+
+}  // namespace trainer

@@ -1,0 +1,22 @@
+#pragma once
+// Connects this rank to the others through PyTorch's c10d: a TCPStore for
+// rendezvous (hosted by rank 0 unless the launcher hosts it) and a Gloo
+// process group for collectives on CPU tensors.
+#include <memory>
+
+#include "dist/communicator.h"
+#include "dist/launch_env.h"
+
+namespace trainer {
+
+struct ConnectOptions {
+  double connect_timeout_seconds = 60;     // rendezvous and the preflight all-reduce
+  double collective_timeout_seconds = 300;  // every later collective
+};
+
+// Joins the group and runs a preflight all-reduce, so that a wrong address,
+// a port in use or a missing rank fails here, before any data is loaded.
+// Throws DistributedError.
+std::unique_ptr<Communicator> connect_c10d(const LaunchInfo& launch, const ConnectOptions& options);
+
+}  // namespace trainer

@@ -1,0 +1,105 @@
+#include "dist/gradient_reducer.h"
+
+#include "util/stopwatch.h"
+
+namespace trainer {
+
+GradientReducer::GradientReducer(Communicator& communicator, std::vector<torch::Tensor> parameters,
+                                 double bucket_mb)
+    : communicator_(communicator) {
+  const auto cap = static_cast<int64_t>(bucket_mb * 1024.0 * 1024.0);
+  // Reverse order: the last layer's gradients arrive first.
+  std::vector<std::vector<size_t>> groups;
+  int64_t group_bytes = 0;
+  torch::ScalarType group_type = torch::kFloat32;
+  for (size_t i = parameters.size(); i-- > 0;) {
+    const auto& p = parameters[i];
+    if (!p.requires_grad()) continue;
+    const int64_t bytes = p.numel() * static_cast<int64_t>(p.element_size());
+    if (groups.empty() || group_bytes + bytes > cap || p.scalar_type() != group_type) {
+      if (groups.empty() || !groups.back().empty()) groups.emplace_back();
+      group_bytes = 0;
+      group_type = p.scalar_type();
+    }
+    slots_.push_back({p, groups.size() - 1, 0});
+    groups.back().push_back(slots_.size() - 1);
+    group_bytes += bytes;
+  }
+  for (const auto& group : groups) {
+    Bucket bucket;
+    int64_t numel = 0;
+    for (size_t slot : group) {
+      slots_[slot].offset = numel;
+      numel += slots_[slot].parameter.numel();
+    }
+    bucket.flat = torch::zeros({numel}, slots_[group.front()].parameter.options().requires_grad(false));
+    bucket.slots = group;
+    buckets_.push_back(std::move(bucket));
+  }
+  stats_.buckets_per_step = static_cast<int64_t>(buckets_.size());
+  for (size_t slot = 0; slot < slots_.size(); ++slot) {
+    auto& parameter = slots_[slot].parameter;
+    const unsigned handle = parameter.register_hook([this, slot](torch::Tensor gradient) { on_gradient(slot, gradient); });
+    hooks_.emplace_back(parameter, handle);
+  }
+}
+
+GradientReducer::~GradientReducer() {
+  for (auto& [parameter, handle] : hooks_) parameter.remove_hook(handle);
+}
+
+void GradientReducer::begin_step(double weight) {
+  weight_ = weight;
+  next_to_launch_ = 0;
+  for (auto& bucket : buckets_) {
+    bucket.pending = bucket.slots.size();
+    bucket.launched = false;
+    bucket.work.reset();
+  }
+}
+
+void GradientReducer::on_gradient(size_t slot_index, const torch::Tensor& gradient) {
+  const Slot& slot = slots_[slot_index];
+  Bucket& bucket = buckets_[slot.bucket];
+  auto target = bucket.flat.narrow(0, slot.offset, slot.parameter.numel()).view_as(slot.parameter);
+  torch::NoGradGuard no_grad;
+  torch::mul_out(target, gradient, weight_);
+  if (--bucket.pending == 0) launch_ready_buckets();
+}
+
+// Buckets start in index order on every rank, whatever order their gradients
+// arrived in, so all ranks issue the same collectives in the same order.
+void GradientReducer::launch_ready_buckets() {
+  while (next_to_launch_ < buckets_.size() && buckets_[next_to_launch_].pending == 0) {
+    Bucket& bucket = buckets_[next_to_launch_++];
+    bucket.work = communicator_.all_reduce_async(bucket.flat, ReduceOp::kSum);
+    bucket.launched = true;
+  }
+}
+
+void GradientReducer::finalize() {
+  Stopwatch clock;
+  // Parameters that took no part in this step's graph (and every parameter
+  // of a rank without samples) contribute zeros.
+  for (auto& bucket : buckets_) {
+    if (bucket.pending == 0) continue;
+    if (bucket.pending == bucket.slots.size()) {
+      bucket.flat.zero_();
+    } else {
+      for (size_t slot : bucket.slots)
+        if (!slots_[slot].parameter.grad().defined())
+          bucket.flat.narrow(0, slots_[slot].offset, slots_[slot].parameter.numel()).zero_();
+    }
+    bucket.pending = 0;
+  }
+  launch_ready_buckets();
+  for (auto& bucket : buckets_) bucket.work->wait();
+  for (const auto& slot : slots_) {
+    auto averaged = buckets_[slot.bucket].flat.narrow(0, slot.offset, slot.parameter.numel()).view_as(slot.parameter);
+    slot.parameter.mutable_grad() = averaged;
+  }
+  stats_.finalize_seconds += clock.seconds();
+  ++stats_.steps;
+}
+
+}  // namespace trainer

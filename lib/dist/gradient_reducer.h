@@ -1,0 +1,72 @@
+#pragma once
+// Averages gradients across ranks the way DDP does: parameters are grouped
+// into buckets of about dist.bucket_mb, in reverse order (the order backward
+// produces their gradients); a hook on each parameter copies its gradient into
+// its bucket, and a full bucket starts its all-reduce at once, while backward
+// goes on with earlier layers. finalize() waits for the rest and hands each
+// parameter its averaged gradient as a view into its bucket (no copy back).
+// The narrow interface is Flashlight's: per-gradient add, finalize before step.
+#include <torch/torch.h>
+
+#include <memory>
+#include <vector>
+
+#include "dist/communicator.h"
+
+namespace trainer {
+
+struct ReducerStats {
+  int64_t steps = 0;
+  int64_t buckets_per_step = 0;
+  double finalize_seconds = 0;  // step time spent waiting for all-reduces (not overlapped)
+};
+
+class GradientReducer {
+ public:
+  GradientReducer(Communicator& communicator, std::vector<torch::Tensor> parameters, double bucket_mb);
+  ~GradientReducer();
+  GradientReducer(const GradientReducer&) = delete;
+  GradientReducer& operator=(const GradientReducer&) = delete;
+
+  // Before backward: this rank's share of the global batch (its samples /
+  // all ranks' samples), by which its mean-loss gradient is weighted, so the
+  // sum over ranks is the gradient of the global batch's mean loss even when
+  // the ranks' batches differ in size. 0: this rank had no samples.
+  void begin_step(double weight);
+  // After backward (or instead of it, for weight 0): every bucket reduced,
+  // every parameter's .grad the global gradient. Throws DistributedError.
+  void finalize();
+
+  const ReducerStats& stats() const { return stats_; }
+  void reset_stats() {
+    stats_.steps = 0;
+    stats_.finalize_seconds = 0;
+  }
+
+ private:
+  struct Slot {
+    torch::Tensor parameter;
+    size_t bucket;
+    int64_t offset;
+  };
+  struct Bucket {
+    torch::Tensor flat;
+    std::vector<size_t> slots;
+    size_t pending = 0;  // gradients not yet copied in this step
+    bool launched = false;
+    std::unique_ptr<PendingCollective> work;
+  };
+
+  void on_gradient(size_t slot, const torch::Tensor& gradient);
+  void launch_ready_buckets();
+
+  Communicator& communicator_;
+  std::vector<Slot> slots_;
+  std::vector<Bucket> buckets_;
+  std::vector<std::pair<torch::Tensor, unsigned>> hooks_;
+  size_t next_to_launch_ = 0;
+  double weight_ = 1.0;
+  ReducerStats stats_;
+};
+
+}  // namespace trainer

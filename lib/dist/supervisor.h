@@ -1,0 +1,36 @@
+#pragma once
+// `trainer run` with several devices starts one process per device (a rank)
+// and supervises them, as torchrun would, without Python or MPI: it forwards
+// SIGINT/SIGTERM, waits for every rank, and when one fails it gives the others
+// time to stop on their own (they notice within dist.timeout), then
+// terminates and finally kills what is left, so no rank outlives it. Ranks
+// die with it too (PR_SET_PDEATHSIG). Torch-free.
+#include <string>
+#include <vector>
+
+namespace trainer {
+
+struct SupervisorPlan {
+  std::vector<std::string> argv;  // the command line each rank re-runs
+  int local_ranks = 1;            // ranks on this node
+  int nnodes = 1;
+  int node_rank = 0;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 0;  // 0: a free port on this host (one node only)
+  std::string run_dir;  // shared with the ranks; empty when rank 0 picks it (node > 0)
+  double grace_seconds = 30;  // after a failure, before the rest are terminated
+};
+
+// Runs the ranks to the end; returns the run's exit code: 0, 9 when every rank
+// stopped after an interrupt, 130 after a second interrupt, otherwise the
+// failing rank's code (8 when it was killed by a signal). Reports a failure on
+// stderr: which rank, how it ended, the last lines of its worklog and its path.
+int supervise(const SupervisorPlan& plan);
+
+// A TCP port on 127.0.0.1 that nothing listens on right now.
+int find_free_port();
+
+// The last `count` lines of a text file ("" when it cannot be read).
+std::string last_lines(const std::string& path, int count);
+
+}  // namespace trainer
