@@ -107,7 +107,9 @@ class GlooCommunicator : public Communicator {
     const bool server = launch.rank == 0 && launch.rank0_hosts_store;
     store_ = open_tcp_store(launch, server, options.connect_timeout_seconds);
     check_world_size();
-    auto gloo_options = c10d::ProcessGroupGloo::Options::create(to_ms(options.connect_timeout_seconds));
+    // Gloo applies this one time-out to connecting and to every collective
+    // (the per-call time-outs are not used by its collectives).
+    auto gloo_options = c10d::ProcessGroupGloo::Options::create(collective_timeout_);
     gloo_options->devices.push_back(gloo_device(launch));
     gloo_options->threads = 2;
     try {

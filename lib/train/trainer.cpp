@@ -332,7 +332,7 @@ RunSummary run_training(const ExperimentConfig& config, const RunOptions& option
     // Into this rank's worklog (the supervisor shows its last lines), and to
     // the peers, who stop at once naming this rank.
     if (options.launch) {
-      log().error("{}", e.what());
+      log_error_to_files(e.what());
       if (loop) loop->mark_failed(std::string(e.what()).substr(0, std::string(e.what()).find('\n')));
     }
     close_log_file();

@@ -76,7 +76,9 @@ void init_logging(spdlog::level::level_enum level) {
   console->set_level(level);
   auto logger = std::make_shared<spdlog::logger>("trainer", console);
   logger->set_level(level);
-  logger->flush_on(spdlog::level::warn);
+  // Every line reaches the files at once: a rank that is killed leaves its
+  // last steps in its worklog (a few lines per epoch, so this costs nothing).
+  logger->flush_on(spdlog::level::info);
   logger_slot() = logger;
 }
 
@@ -113,6 +115,14 @@ spdlog::logger& log() {
   auto& logger = logger_slot();
   if (!logger) init_logging(spdlog::level::info);
   return *logger;
+}
+
+void log_error_to_files(const std::string& message) {
+  for (auto* slot : {&file_sink_slot(), &worklog_slot()})
+    if (*slot) {
+      (*slot)->log(spdlog::details::log_msg("trainer", spdlog::level::err, message));
+      (*slot)->flush();
+    }
 }
 
 void emit_record(const std::string& record) {

@@ -26,6 +26,10 @@ int log_rank();
 
 spdlog::logger& log();
 
+// An error into the log files only (the console gets it from main's one
+// catch site).
+void log_error_to_files(const std::string& message);
+
 // Writes an epoch record to stdout (flushed, for pipes) and to the log file.
 void emit_record(const std::string& record);
 
