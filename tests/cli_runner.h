@@ -28,8 +28,11 @@ inline std::string read_text(const std::string& path) {
   return text.str();
 }
 
-// Starts `trainer args...` with stdout/stderr to files in `dir`; returns the pid.
-inline pid_t spawn_trainer(const std::vector<std::string>& args, const std::string& dir) {
+// Starts `trainer args...` with stdout/stderr to files in `dir` (named
+// `tag`stdout, `tag`stderr), the environment plus `env` ("NAME=value");
+// returns the pid.
+inline pid_t spawn_trainer(const std::vector<std::string>& args, const std::string& dir,
+                           const std::vector<std::string>& env = {}, const std::string& tag = "") {
   std::vector<std::string> argv_storage{binary_path()};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -37,22 +40,30 @@ inline pid_t spawn_trainer(const std::vector<std::string>& args, const std::stri
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, (dir + "/stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, (dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, (dir + "/" + tag + "stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, (dir + "/" + tag + "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  std::vector<std::string> env_storage;
+  for (char** entry = environ; *entry != nullptr; ++entry) env_storage.emplace_back(*entry);
+  env_storage.insert(env_storage.end(), env.begin(), env.end());
+  std::vector<char*> envp;
+  for (auto& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   pid_t pid = -1;
-  posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   return pid;
 }
 
-inline CliResult wait_trainer(pid_t pid, const std::string& dir) {
+inline CliResult wait_trainer(pid_t pid, const std::string& dir, const std::string& tag = "") {
   int status = 0;
   waitpid(pid, &status, 0);
   CliResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = read_text(dir + "/stdout");
-  result.err = read_text(dir + "/stderr");
+  result.out = read_text(dir + "/" + tag + "stdout");
+  result.err = read_text(dir + "/" + tag + "stderr");
   return result;
 }
 

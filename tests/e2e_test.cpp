@@ -7,34 +7,12 @@
 #include <thread>
 
 #include "cli_runner.h"
+#include "epoch_records.h"
 
 using namespace trainer::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Epoch {
-  int number;
-  std::string values;  // everything after "Epoch=N,"
-  float loss;
-};
-
-// Parses stdout with the README's record grammar; fails on stray text.
-std::vector<Epoch> parse_records(const std::string& out) {
-  static const std::regex record(
-      R"(={80}\d\d:\d\d:\d\d\nEpoch=(\d+),((?:[A-Z][A-Za-z0-9 ]*:[-+.0-9a-z]+,?)+)\n\n)");
-  std::vector<Epoch> epochs;
-  auto begin = std::sregex_iterator(out.begin(), out.end(), record);
-  size_t covered = 0;
-  for (auto it = begin; it != std::sregex_iterator(); ++it) {
-    const auto& m = *it;
-    covered += m.length();
-    const std::string values = m[2].str();
-    epochs.push_back({std::stoi(m[1].str()), values, std::stof(values.substr(values.find(':') + 1))});
-  }
-  CHECK(covered == out.size());
-  return epochs;
-}
 
 std::string synthetic_experiment(const std::string& dir, int64_t train_samples = 512) {
   const std::string path = dir + "/experiment.yaml";

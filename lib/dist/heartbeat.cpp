@@ -49,7 +49,8 @@ void Heartbeat::mark_failed(const std::string& reason) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     phase_ = Phase::kFailed;
-    failed_reason_ = reason.substr(0, 200);
+    failed_reason_ = reason.substr(0, 300);
+    std::replace(failed_reason_.begin(), failed_reason_.end(), '\n', ';');
   }
   try {
     if (store_) store_->set(key_of(rank_), own_value());
@@ -154,19 +155,24 @@ std::string Heartbeat::explain() {
   const auto settle = Clock::now() + 3 * interval_;
   while (Clock::now() < settle && !failed_) std::this_thread::sleep_for(interval_ / 2);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!failure_.empty()) return failure_;
   const auto now = Clock::now();
+  // The silent ranks first: a rank that failed only because it lost a peer
+  // says so in its own message, the silent one cannot.
   std::string out;
   for (int peer = 0; peer < world_size_; ++peer) {
     if (peer == rank_) continue;
     const auto& view = peers_[static_cast<size_t>(peer)];
     const double silent = std::chrono::duration<double>(now - view.last_change).count();
-    if (silent < 2 * interval_.count()) continue;
+    const std::string where = describe_value(view.last_value);
+    if (silent < 2 * interval_.count() || where.rfind("failed: ", 0) == 0) continue;
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.1f", silent);
-    out += (out.empty() ? "" : "; ") + std::string("rank ") + std::to_string(peer) + " silent for " + seconds +
-           " s, " + describe_value(view.last_value);
+    out += (out.empty() ? "" : "; ") + std::string("rank ") + std::to_string(peer) +
+           " stopped responding: no heartbeat for " + seconds + " s, " + where;
   }
+  if (!failure_.empty() && failure_.find("stopped responding") == std::string::npos)
+    out += (out.empty() ? "" : "; ") + failure_;
+  if (out.empty()) out = failure_;
   return out.empty() ? "every other rank was still sending heartbeats" : out;
 }
 

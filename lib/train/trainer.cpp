@@ -333,7 +333,7 @@ RunSummary run_training(const ExperimentConfig& config, const RunOptions& option
     // the peers, who stop at once naming this rank.
     if (options.launch) {
       log_error_to_files(e.what());
-      if (loop) loop->mark_failed(std::string(e.what()).substr(0, std::string(e.what()).find('\n')));
+      if (loop) loop->mark_failed(e.what());
     }
     close_log_file();
     throw;

@@ -1,0 +1,263 @@
+// Data-parallel runs of the real binary on loopback: self-launched ranks, a
+// torchrun-style environment, several "nodes", and every failure the
+// supervisor and the heartbeat must turn into a prompt, named exit.
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <csignal>
+#include <filesystem>
+#include <regex>
+#include <thread>
+
+#include "cli_runner.h"
+#include "dist/supervisor.h"
+#include "epoch_records.h"
+
+using namespace trainer::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A small MLP on synthetic data; `samples` sets how long an epoch takes.
+std::string dist_experiment(const std::string& dir, int64_t samples, int64_t epochs = 2) {
+  const std::string path = dir + "/experiment.yaml";
+  std::ofstream(path) << "experiment: {name: dist, seed: 11}\n"
+                         "data:\n  dataset: synthetic\n  synthetic: {train_samples: "
+                      << samples << R"(, valid_samples: 100, shape: [32], classes: 5}
+model:
+  layers:
+    - {type: dense, units: 64, activation: relu}
+    - {type: dense, units: classes, activation: softmax}
+optimizer: {name: adam, lr: 0.005}
+metrics: [accuracy]
+train: {epochs: )" << epochs << R"(, batch_size: 16}
+cpu_threads: 1
+dist: {timeout: 4, connect_timeout: 20}
+log: {dir: )" << dir << "/runs, run_name: run}\n";
+  return path;
+}
+
+std::string run_dir_of(const std::string& dir) { return dir + "/runs/dist/run"; }
+
+// The pid a rank wrote into its worklog's header, once it has.
+pid_t wait_for_rank_pid(const std::string& run_dir, int rank) {
+  static const std::regex pid_line(R"(rank \d+ of \d+ \(local rank \d+, pid (\d+)\))");
+  const std::string path = run_dir + "/worklog." + std::to_string(rank);
+  for (int i = 0; i < 600; ++i) {
+    std::smatch m;
+    const std::string text = read_text(path);
+    if (std::regex_search(text, m, pid_line)) return static_cast<pid_t>(std::stoi(m[1].str()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return -1;
+}
+
+// Waits until the rank has finished at least one epoch (its worklog says so).
+void wait_for_epoch(const std::string& run_dir, int rank) {
+  for (int i = 0; i < 1200 && read_text(run_dir + "/worklog." + std::to_string(rank)).find("epoch 1:") == std::string::npos;
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+bool process_exists(pid_t pid) { return kill(pid, 0) == 0; }
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+}  // namespace
+
+TEST_CASE("trainer starts one rank per device and only rank 0 writes the epoch log", "[dist][e2e]") {
+  const std::string dir = fresh_dir("dist-self-launch");
+  const auto result = run_trainer({"run", dist_experiment(dir, 400), "--devices", "cpu,cpu"}, dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(parse_records(result.out).size() == 2);
+  const std::string run = run_dir_of(dir);
+  CHECK_THAT(read_text(run + "/worklog.0"), Catch::Contains("rank 0 of 2") && Catch::Contains("trainer supervisor"));
+  CHECK_THAT(read_text(run + "/worklog.1"), Catch::Contains("rank 1 of 2"));
+  CHECK_THAT(read_text(run + "/worklog.1"), !Catch::Contains("Epoch="));
+  CHECK_THAT(read_text(run + "/train.log"), Catch::Contains("batch 16 per device, global 32"));
+  // One record per epoch in the documented files, not one per rank.
+  std::ifstream metrics(run + "/metrics.jsonl");
+  int lines = 0;
+  for (std::string line; std::getline(metrics, line);) ++lines;
+  CHECK(lines == 2);
+  // Rank 1 says nothing on the console unless something is wrong.
+  CHECK_THAT(result.err, !Catch::Contains("[rank 1]"));
+}
+
+TEST_CASE("ranks started by an external launcher's environment (torchrun, SLURM)", "[dist][e2e]") {
+  const std::string dir = fresh_dir("dist-torchrun");
+  const std::string experiment = dist_experiment(dir, 400);
+  const std::string port = "MASTER_PORT=" + std::to_string(trainer::find_free_port());
+  const std::vector<std::string> common{"WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", port, "LOCAL_WORLD_SIZE=2"};
+  auto env_for = [&](int rank) {
+    auto env = common;
+    env.push_back("RANK=" + std::to_string(rank));
+    env.push_back("LOCAL_RANK=" + std::to_string(rank));
+    return env;
+  };
+  const pid_t rank1 = spawn_trainer({"run", experiment}, dir, env_for(1), "rank1.");
+  const pid_t rank0 = spawn_trainer({"run", experiment}, dir, env_for(0), "rank0.");
+  const auto r0 = wait_trainer(rank0, dir, "rank0.");
+  const auto r1 = wait_trainer(rank1, dir, "rank1.");
+  INFO(r0.err << r1.err);
+  REQUIRE(r0.exit_code == 0);
+  REQUIRE(r1.exit_code == 0);
+  CHECK(parse_records(r0.out).size() == 2);
+  CHECK(r1.out.empty());
+  CHECK_THAT(read_text(run_dir_of(dir) + "/worklog.1"), Catch::Contains("torchrun-style environment"));
+
+  SECTION("a rank whose config differs is refused at start, on every rank") {
+    const std::string port2 = "MASTER_PORT=" + std::to_string(trainer::find_free_port());
+    auto env0 = env_for(0), env1 = env_for(1);
+    env0[2] = port2;
+    env1[2] = port2;
+    const pid_t b1 = spawn_trainer({"run", experiment, "--set", "optimizer.lr=0.1", "--set", "log.run_name=b"}, dir,
+                                   env1, "b1.");
+    const pid_t b0 = spawn_trainer({"run", experiment, "--set", "log.run_name=b"}, dir, env0, "b0.");
+    const auto e0 = wait_trainer(b0, dir, "b0.");
+    const auto e1 = wait_trainer(b1, dir, "b1.");
+    CHECK(e0.exit_code == 8);
+    CHECK(e1.exit_code == 8);
+    CHECK_THAT(e0.err, Catch::Contains("rank 1's experiment config differs from rank 0's"));
+  }
+}
+
+TEST_CASE("several nodes by hand: --nnodes, --node-rank, --master", "[dist][e2e]") {
+  const std::string dir = fresh_dir("dist-nodes");
+  const std::string experiment = dist_experiment(dir, 300, 1);
+  const std::string master = "127.0.0.1:" + std::to_string(trainer::find_free_port());
+  const pid_t node1 = spawn_trainer({"run", experiment, "--nnodes", "2", "--node-rank", "1", "--master", master}, dir,
+                                    {}, "node1.");
+  const pid_t node0 = spawn_trainer({"run", experiment, "--nnodes", "2", "--node-rank", "0", "--master", master}, dir,
+                                    {}, "node0.");
+  const auto n0 = wait_trainer(node0, dir, "node0.");
+  const auto n1 = wait_trainer(node1, dir, "node1.");
+  INFO(n0.err << n1.err);
+  CHECK(n0.exit_code == 0);
+  CHECK(n1.exit_code == 0);
+  CHECK(parse_records(n0.out).size() == 1);
+  CHECK(fs::exists(run_dir_of(dir) + "/worklog.1"));
+  SECTION("--nnodes without --master is a usage error") {
+    const auto bad = run_trainer({"run", experiment, "--nnodes", "2"}, dir);
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("needs --master HOST:PORT"));
+  }
+}
+
+TEST_CASE("a rank killed mid-epoch stops the others, who name it, and nothing is left running", "[dist][e2e][faults]") {
+  const std::string dir = fresh_dir("dist-kill");
+  const pid_t supervisor = spawn_trainer({"run", dist_experiment(dir, 200000, 3), "--devices", "cpu,cpu,cpu"}, dir);
+  const pid_t rank0 = wait_for_rank_pid(run_dir_of(dir), 0);
+  const pid_t victim = wait_for_rank_pid(run_dir_of(dir), 2);
+  REQUIRE(victim > 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto killed_at = Clock::now();
+  kill(victim, SIGKILL);
+  const auto result = wait_trainer(supervisor, dir);
+  INFO(result.err);
+  CHECK(result.exit_code == 8);
+  CHECK(seconds_since(killed_at) < 4 + 10);  // dist.timeout, and the supervisor's grace
+  CHECK_THAT(result.err, Catch::Contains("rank 2 (pid " + std::to_string(victim) + ") was killed by signal 9"));
+  CHECK_THAT(result.err, Catch::Contains("last lines of " + run_dir_of(dir) + "/worklog.2"));
+  // The survivors say which rank went missing.
+  CHECK_THAT(read_text(run_dir_of(dir) + "/worklog.0"), Catch::Contains("rank 2"));
+  CHECK_FALSE(process_exists(rank0));
+  CHECK_FALSE(process_exists(victim));
+}
+
+TEST_CASE("a rank that stops responding is named by the heartbeat within dist.timeout", "[dist][e2e][faults]") {
+  const std::string dir = fresh_dir("dist-hang");
+  const pid_t supervisor = spawn_trainer({"run", dist_experiment(dir, 200000, 3), "--devices", "cpu,cpu"}, dir);
+  const pid_t rank0 = wait_for_rank_pid(run_dir_of(dir), 0);
+  const pid_t stuck = wait_for_rank_pid(run_dir_of(dir), 1);
+  REQUIRE(stuck > 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto stopped_at = Clock::now();
+  kill(stuck, SIGSTOP);
+  // Rank 0 leaves on its own, after dist.timeout (4 s).
+  while (process_exists(rank0) && seconds_since(stopped_at) < 30) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const double rank0_left_after = seconds_since(stopped_at);
+  const auto result = wait_trainer(supervisor, dir);
+  INFO(result.err);
+  CHECK(rank0_left_after < 4 + 3);
+  CHECK(result.exit_code == 8);
+  CHECK_THAT(result.err, Catch::Contains("rank 0") && Catch::Contains("exited with code 8"));
+  CHECK_THAT(read_text(run_dir_of(dir) + "/worklog.0"),
+             Catch::Contains("rank 1 stopped responding") && Catch::Contains("last seen in"));
+  CHECK_FALSE(process_exists(stuck));
+}
+
+TEST_CASE("SIGTERM to the supervisor stops every rank after a checkpoint, and --resume continues", "[dist][e2e][signal]") {
+  const std::string dir = fresh_dir("dist-sigterm");
+  const std::string experiment = dist_experiment(dir, 20000, 3);
+  const auto full = run_trainer({"run", experiment, "--devices", "cpu,cpu", "--set", "log.run_name=full"}, dir);
+  REQUIRE(full.exit_code == 0);
+  const auto expected = parse_records(full.out);
+  REQUIRE(expected.size() == 3);
+
+  const std::string cut_dir = fresh_dir("dist-sigterm/cut");
+  const pid_t supervisor = spawn_trainer({"run", experiment, "--devices", "cpu,cpu"}, cut_dir);
+  const pid_t rank1 = wait_for_rank_pid(run_dir_of(dir), 1);
+  wait_for_epoch(run_dir_of(dir), 0);
+  kill(supervisor, SIGTERM);
+  const auto cut = wait_trainer(supervisor, cut_dir);
+  INFO(cut.err);
+  if (cut.exit_code == 0) {
+    WARN("the run finished before the signal arrived; nothing to resume");
+    return;
+  }
+  REQUIRE(cut.exit_code == 9);
+  CHECK_THAT(cut.err, Catch::Contains("checkpoint saved to"));
+  CHECK_FALSE(process_exists(rank1));
+
+  const auto rest = run_trainer({"run", experiment, "--devices", "cpu,cpu", "--resume", run_dir_of(dir)}, dir);
+  INFO(rest.err);
+  REQUIRE(rest.exit_code == 0);
+  auto combined = parse_records(cut.out);
+  for (const auto& e : parse_records(rest.out)) combined.push_back(e);
+  REQUIRE(combined.size() == 3);
+  for (size_t i = 0; i < 3; ++i) CHECK(combined[i].values == expected[i].values);
+}
+
+TEST_CASE("start-up problems fail fast with a clear message", "[dist][e2e][errors]") {
+  const std::string dir = fresh_dir("dist-startup");
+  const std::string experiment = dist_experiment(dir, 100, 1);
+  SECTION("the store's port is in use") {
+    const int port = trainer::find_free_port();
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_ANY);
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(listen(fd, 4) == 0);
+    const auto result = wait_trainer(
+        spawn_trainer({"run", experiment}, dir, {"RANK=0", "WORLD_SIZE=2", "MASTER_PORT=" + std::to_string(port)}),
+        dir);
+    close(fd);
+    CHECK(result.exit_code == 8);
+    CHECK_THAT(result.err, Catch::Contains("cannot serve the rendezvous store on port " + std::to_string(port)) &&
+                               Catch::Contains("in use"));
+  }
+  SECTION("no rank 0 to be found") {
+    const auto start = Clock::now();
+    const auto result = wait_trainer(
+        spawn_trainer({"run", experiment, "--set", "dist.connect_timeout=2"}, dir,
+                      {"RANK=1", "WORLD_SIZE=2", "MASTER_PORT=" + std::to_string(trainer::find_free_port())}),
+        dir);
+    CHECK(result.exit_code == 8);
+    CHECK_THAT(result.err, Catch::Contains("rank 1 cannot reach the rendezvous store at 127.0.0.1:"));
+    CHECK(seconds_since(start) < 20);
+  }
+  SECTION("an inconsistent environment is a usage error") {
+    const auto bad = wait_trainer(spawn_trainer({"run", experiment}, dir, {"RANK=3", "WORLD_SIZE=2", "MASTER_PORT=1"}), dir);
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("RANK=3 is not below WORLD_SIZE=2"));
+  }
+}

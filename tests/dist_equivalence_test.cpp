@@ -1,0 +1,157 @@
+// Data-parallel training is the single-process training of the global batch:
+// the same parameters after the same steps, whatever the split.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "cli_runner.h"
+#include "config/config_loader.h"
+#include "data/dataset.h"
+#include "dist/gradient_reducer.h"
+#include "epoch_records.h"
+#include "train/checkpoint.h"
+#include "train/experiment_setup.h"
+
+using namespace trainer;
+using namespace trainer::testing;
+
+namespace {
+
+std::string mlp_experiment(const std::string& dir, int64_t samples) {
+  const std::string path = dir + "/experiment.yaml";
+  std::ofstream(path) << "experiment: {name: eq, seed: 5}\n"
+                         "data:\n  dataset: synthetic\n  synthetic: {train_samples: "
+                      << samples << R"(, valid_samples: 50, shape: [12], classes: 3}
+model:
+  layers:
+    - {type: dense, units: 24, activation: tanh}
+    - {type: dense, units: classes, activation: softmax}
+optimizer: {name: sgd, lr: 0.1, momentum: 0.9}
+metrics: [accuracy]
+train: {epochs: 2, batch_size: 16}
+cpu_threads: 1
+dist: {timeout: 20}
+log: {dir: )" << dir << "/runs}\n";
+  return path;
+}
+
+// The parameters in a run's final checkpoint, flattened.
+torch::Tensor final_parameters(const std::string& experiment, const std::string& run_dir, int64_t epochs) {
+  const ExperimentConfig config = load_experiment(experiment, {});
+  const DataSplits data = load_dataset(config.data, config.experiment.seed);
+  Model model = build_seeded_model(config, data.info);
+  char name[32];
+  std::snprintf(name, sizeof name, "/checkpoints/epoch-%04lld.pt", static_cast<long long>(epochs));
+  load_checkpoint(run_dir + name, *model.net, nullptr);
+  std::vector<torch::Tensor> flat;
+  for (const auto& p : model.net->parameters()) flat.push_back(p.detach().flatten());
+  return torch::cat(flat);
+}
+
+struct Run {
+  CliResult result;
+  torch::Tensor parameters;
+};
+
+Run train(const std::string& dir, const std::string& experiment, const std::string& name,
+          std::vector<std::string> extra) {
+  std::vector<std::string> args{"run", experiment, "--set", "log.run_name=" + name};
+  args.insert(args.end(), extra.begin(), extra.end());
+  Run run{run_trainer(args, dir), {}};
+  INFO(run.result.err);
+  REQUIRE(run.result.exit_code == 0);
+  run.parameters = final_parameters(experiment, dir + "/runs/eq/" + name, 2);
+  return run;
+}
+
+void check_same_training(const Run& a, const Run& b) {
+  const double difference = (a.parameters - b.parameters).abs().max().item<double>();
+  INFO("largest parameter difference " << difference);
+  CHECK(difference < 1e-5);
+  const auto records_a = parse_records(a.result.out);
+  const auto records_b = parse_records(b.result.out);
+  REQUIRE(records_a.size() == records_b.size());
+  for (size_t i = 0; i < records_a.size(); ++i) CHECK(records_a[i].loss == Approx(records_b[i].loss).epsilon(1e-5));
+}
+
+// Records the collectives the reducer starts, and sums nothing (one rank).
+class RecordingCommunicator : public Communicator {
+ public:
+  std::vector<int64_t> sizes;
+  int rank() const override { return 0; }
+  int world_size() const override { return 1; }
+  std::string describe() const override { return "recording"; }
+  std::unique_ptr<PendingCollective> all_reduce_async(torch::Tensor tensor, ReduceOp) override {
+    sizes.push_back(tensor.numel());
+    struct Done : PendingCollective {
+      void wait() override {}
+    };
+    return std::make_unique<Done>();
+  }
+  void broadcast(std::vector<torch::Tensor>, int) override {}
+  void barrier() override {}
+  std::string share_from_rank0(const std::string&, const std::string& value) override { return value; }
+  std::unique_ptr<KeyValueStore> open_store() override { return nullptr; }
+};
+
+}  // namespace
+
+TEST_CASE("2 ranks x batch 16 train exactly as 1 process x batch 32", "[dist][equivalence]") {
+  const std::string dir = fresh_dir("dist-equivalence");
+  // 650 samples: 20 full global batches and a last one of 10 (5 per rank).
+  const std::string experiment = mlp_experiment(dir, 650);
+  const Run single = train(dir, experiment, "single", {"--set", "train.batch_size=32"});
+  const Run two = train(dir, experiment, "two", {"--devices", "cpu,cpu"});
+  check_same_training(single, two);
+}
+
+TEST_CASE("uneven shards and more ranks than samples train as one process", "[dist][equivalence]") {
+  SECTION("3 ranks x 4 on 10 samples: shards of 4, 3 and 3") {
+    const std::string dir = fresh_dir("dist-uneven-10");
+    const std::string experiment = mlp_experiment(dir, 10);
+    const Run single = train(dir, experiment, "single", {"--set", "train.batch_size=12"});
+    const Run three = train(dir, experiment, "three", {"--devices", "cpu,cpu,cpu", "--set", "train.batch_size=4"});
+    check_same_training(single, three);
+  }
+  SECTION("3 ranks on 2 samples: the third rank contributes nothing, yet steps with the others") {
+    const std::string dir = fresh_dir("dist-uneven-2");
+    const std::string experiment = mlp_experiment(dir, 2);
+    const Run single = train(dir, experiment, "single", {"--set", "train.batch_size=3"});
+    const Run three = train(dir, experiment, "three", {"--devices", "cpu,cpu,cpu", "--set", "train.batch_size=1"});
+    check_same_training(single, three);
+  }
+}
+
+TEST_CASE("the reducer fills buckets in reverse layer order and averages by sample share", "[dist][reducer]") {
+  torch::manual_seed(1);
+  torch::nn::Sequential net(torch::nn::Linear(64, 64), torch::nn::Tanh(), torch::nn::Linear(64, 8));
+  RecordingCommunicator communicator;
+  // 64x64 floats = 16 KiB: a cap of 16 KiB gives the first weight a bucket
+  // of its own.
+  GradientReducer reducer(communicator, net->parameters(), 16.0 / 1024.0);
+  const auto input = torch::randn({5, 64});
+  net->zero_grad(true);
+  net->forward(input).pow(2).mean().backward();
+  std::vector<torch::Tensor> expected;
+  for (const auto& p : net->parameters()) expected.push_back(p.grad().clone());
+
+  net->zero_grad(true);
+  reducer.begin_step(0.25);
+  net->forward(input).pow(2).mean().backward();
+  reducer.finalize();
+  const auto parameters = net->parameters();
+  for (size_t i = 0; i < parameters.size(); ++i) CHECK(torch::allclose(parameters[i].grad(), expected[i] * 0.25));
+  // Last layer first: its bias and weight (8 + 512) fit one bucket, then the
+  // first layer's bias, then its weight on its own.
+  CHECK(communicator.sizes == std::vector<int64_t>{8 + 512 + 64, 4096});
+  CHECK(reducer.stats().buckets_per_step == 2);
+
+  SECTION("a rank without samples still joins every collective, with zeros") {
+    communicator.sizes.clear();
+    net->zero_grad(true);
+    reducer.begin_step(0.0);
+    reducer.finalize();
+    CHECK(communicator.sizes == std::vector<int64_t>{8 + 512 + 64, 4096});
+    for (const auto& p : net->parameters()) CHECK(p.grad().abs().sum().item<float>() == 0.0f);
+  }
+}

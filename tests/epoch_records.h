@@ -1,0 +1,34 @@
+#pragma once
+// The documented epoch records, parsed from a run's stdout.
+#include <catch2/catch.hpp>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace trainer::testing {
+
+struct Epoch {
+  int number;
+  std::string values;  // everything after "Epoch=N,"
+  float loss;
+};
+
+// Parses stdout with the README's record grammar; fails on stray text.
+inline std::vector<Epoch> parse_records(const std::string& out) {
+  static const std::regex record(
+      R"(={80}\d\d:\d\d:\d\d\nEpoch=(\d+),((?:[A-Z][A-Za-z0-9 ]*:[-+.0-9a-z]+,?)+)\n\n)");
+  std::vector<Epoch> epochs;
+  auto begin = std::sregex_iterator(out.begin(), out.end(), record);
+  size_t covered = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    covered += m.length();
+    const std::string values = m[2].str();
+    epochs.push_back({std::stoi(m[1].str()), values, std::stof(values.substr(values.find(':') + 1))});
+  }
+  CHECK(covered == out.size());
+  return epochs;
+}
+
+}  // namespace trainer::testing
