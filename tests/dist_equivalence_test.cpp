@@ -136,14 +136,16 @@ TEST_CASE("the reducer fills buckets in reverse layer order and averages by samp
   for (const auto& p : net->parameters()) expected.push_back(p.grad().clone());
 
   net->zero_grad(true);
-  reducer.begin_step(0.25);
+  reducer.begin_step(0.25, /*vote=*/1.0f);
   net->forward(input).pow(2).mean().backward();
   reducer.finalize();
+  CHECK(reducer.control_sum() == 1.0f);
   const auto parameters = net->parameters();
   for (size_t i = 0; i < parameters.size(); ++i) CHECK(torch::allclose(parameters[i].grad(), expected[i] * 0.25));
-  // Last layer first: its bias and weight (8 + 512) fit one bucket, then the
-  // first layer's bias, then its weight on its own.
-  CHECK(communicator.sizes == std::vector<int64_t>{8 + 512 + 64, 4096});
+  // Last layer first: its bias and weight (8 + 512) and the first layer's
+  // bias fit one bucket, then the first layer's weight on its own, followed
+  // by the stop vote.
+  CHECK(communicator.sizes == std::vector<int64_t>{8 + 512 + 64, 4096 + 1});
   CHECK(reducer.stats().buckets_per_step == 2);
 
   SECTION("a rank without samples still joins every collective, with zeros") {
@@ -151,7 +153,8 @@ TEST_CASE("the reducer fills buckets in reverse layer order and averages by samp
     net->zero_grad(true);
     reducer.begin_step(0.0);
     reducer.finalize();
-    CHECK(communicator.sizes == std::vector<int64_t>{8 + 512 + 64, 4096});
+    CHECK(communicator.sizes == std::vector<int64_t>{8 + 512 + 64, 4096 + 1});
+    CHECK(reducer.control_sum() == 0.0f);
     for (const auto& p : net->parameters()) CHECK(p.grad().abs().sum().item<float>() == 0.0f);
   }
 }

@@ -3,11 +3,17 @@
 #include "util/stopwatch.h"
 
 namespace trainer {
+namespace {
+constexpr int64_t kFirstBucketBytes = 1024 * 1024;
+}  // namespace
 
 GradientReducer::GradientReducer(Communicator& communicator, std::vector<torch::Tensor> parameters,
                                  double bucket_mb)
     : communicator_(communicator) {
+  // As DDP: the first bucket (the last layers) is small, so that its
+  // all-reduce starts early in backward; the rest are bucket_mb.
   const auto cap = static_cast<int64_t>(bucket_mb * 1024.0 * 1024.0);
+  const int64_t first_cap = std::min<int64_t>(cap, kFirstBucketBytes);
   // Reverse order: the last layer's gradients arrive first.
   std::vector<std::vector<size_t>> groups;
   int64_t group_bytes = 0;
@@ -16,7 +22,8 @@ GradientReducer::GradientReducer(Communicator& communicator, std::vector<torch::
     const auto& p = parameters[i];
     if (!p.requires_grad()) continue;
     const int64_t bytes = p.numel() * static_cast<int64_t>(p.element_size());
-    if (groups.empty() || group_bytes + bytes > cap || p.scalar_type() != group_type) {
+    const int64_t group_cap = groups.size() <= 1 ? first_cap : cap;
+    if (groups.empty() || group_bytes + bytes > group_cap || p.scalar_type() != group_type) {
       if (groups.empty() || !groups.back().empty()) groups.emplace_back();
       group_bytes = 0;
       group_type = p.scalar_type();
@@ -32,7 +39,9 @@ GradientReducer::GradientReducer(Communicator& communicator, std::vector<torch::
       slots_[slot].offset = numel;
       numel += slots_[slot].parameter.numel();
     }
-    bucket.flat = torch::zeros({numel}, slots_[group.front()].parameter.options().requires_grad(false));
+    const bool last = &group == &groups.back();
+    bucket.gradient_numel = numel;
+    bucket.flat = torch::zeros({numel + (last ? 1 : 0)}, slots_[group.front()].parameter.options().requires_grad(false));
     bucket.slots = group;
     buckets_.push_back(std::move(bucket));
   }
@@ -48,8 +57,9 @@ GradientReducer::~GradientReducer() {
   for (auto& [parameter, handle] : hooks_) parameter.remove_hook(handle);
 }
 
-void GradientReducer::begin_step(double weight) {
+void GradientReducer::begin_step(double weight, float vote) {
   weight_ = weight;
+  buckets_.back().flat[buckets_.back().gradient_numel] = vote;
   next_to_launch_ = 0;
   for (auto& bucket : buckets_) {
     bucket.pending = bucket.slots.size();
@@ -84,7 +94,7 @@ void GradientReducer::finalize() {
   for (auto& bucket : buckets_) {
     if (bucket.pending == 0) continue;
     if (bucket.pending == bucket.slots.size()) {
-      bucket.flat.zero_();
+      bucket.flat.narrow(0, 0, bucket.gradient_numel).zero_();
     } else {
       for (size_t slot : bucket.slots)
         if (!slots_[slot].parameter.grad().defined())

@@ -32,10 +32,17 @@ class GradientReducer {
   // all ranks' samples), by which its mean-loss gradient is weighted, so the
   // sum over ranks is the gradient of the global batch's mean loss even when
   // the ranks' batches differ in size. 0: this rank had no samples.
-  void begin_step(double weight);
+  //
+  // `vote` rides along in the last bucket and is summed over the ranks
+  // (control_sum() after finalize): the ranks agree on stopping after an
+  // interrupt without a collective of its own.
+  void begin_step(double weight, float vote = 0.0f);
   // After backward (or instead of it, for weight 0): every bucket reduced,
   // every parameter's .grad the global gradient. Throws DistributedError.
   void finalize();
+
+  // The sum over all ranks of this step's `vote`.
+  float control_sum() const { return buckets_.back().flat[buckets_.back().gradient_numel].item<float>(); }
 
   const ReducerStats& stats() const { return stats_; }
   void reset_stats() {
@@ -50,7 +57,8 @@ class GradientReducer {
     int64_t offset;
   };
   struct Bucket {
-    torch::Tensor flat;
+    torch::Tensor flat;  // gradients, then (last bucket) the vote
+    int64_t gradient_numel = 0;
     std::vector<size_t> slots;
     size_t pending = 0;  // gradients not yet copied in this step
     bool launched = false;

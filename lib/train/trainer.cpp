@@ -235,15 +235,14 @@ class TrainingLoop {
   // the run is to stop after it (an interrupt on any rank).
   bool train_step(const Batch& batch, double global_size, int64_t epoch, int64_t step) {
     auto& model = experiment_.model;
-    // Every rank votes on stopping, in the background of the step, so that
-    // all stop after the same step.
-    torch::Tensor stop_vote = torch::tensor({interrupt_requested() ? 1.0f : 0.0f});
-    auto vote = cluster_.communicator().all_reduce_async(stop_vote, ReduceOp::kMax);
+    // Every rank votes on stopping; the votes travel with the gradients, so
+    // all ranks stop after the same step.
+    const float stop_vote = interrupt_requested() ? 1.0f : 0.0f;
     cluster_.set_phase(Phase::kCompute, epoch, step);
     // Dropping the gradients (instead of zeroing them) lets backward write
     // them directly: no memset, no accumulate.
     model.net->zero_grad(/*set_to_none=*/true);
-    if (reducer_) reducer_->begin_step(static_cast<double>(batch.size()) / global_size);
+    if (reducer_) reducer_->begin_step(static_cast<double>(batch.size()) / global_size, stop_vote);
     if (batch.size() > 0) {
       const auto output = model.forward(batch.inputs);
       const auto loss = compute_loss(config_.loss, output, batch.labels, model.final_softmax);
@@ -257,8 +256,7 @@ class TrainingLoop {
     if (config_.optimizer.clip_norm > 0)
       torch::nn::utils::clip_grad_norm_(model.net->parameters(), config_.optimizer.clip_norm);
     optimizer_->step();
-    vote->wait();
-    return stop_vote.item<float>() > 0;
+    return (reducer_ ? reducer_->control_sum() : stop_vote) > 0;
   }
 
   [[noreturn]] void stop_for_interrupt(int64_t epoch, int64_t step) {
