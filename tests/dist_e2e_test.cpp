@@ -255,6 +255,27 @@ TEST_CASE("start-up problems fail fast with a clear message", "[dist][e2e][error
     CHECK_THAT(result.err, Catch::Contains("rank 1 cannot reach the rendezvous store at 127.0.0.1:"));
     CHECK(seconds_since(start) < 20);
   }
+  SECTION("ranks that never come are named") {
+    const auto result = wait_trainer(
+        spawn_trainer({"run", experiment, "--set", "dist.connect_timeout=2"}, dir,
+                      {"RANK=0", "WORLD_SIZE=3", "MASTER_PORT=" + std::to_string(trainer::find_free_port())}),
+        dir);
+    CHECK(result.exit_code == 8);
+    CHECK_THAT(result.err, Catch::Contains("rank(s) 1, 2 did not join within 2 s"));
+  }
+  SECTION("ranks started for different world sizes refuse at once, all of them") {
+    const std::string port = "MASTER_PORT=" + std::to_string(trainer::find_free_port());
+    const auto start = Clock::now();
+    const pid_t r1 = spawn_trainer({"run", experiment}, dir, {"RANK=1", "WORLD_SIZE=2", port}, "r1.");
+    const pid_t r0 = spawn_trainer({"run", experiment}, dir, {"RANK=0", "WORLD_SIZE=3", port}, "r0.");
+    const auto e0 = wait_trainer(r0, dir, "r0.");
+    const auto e1 = wait_trainer(r1, dir, "r1.");
+    CHECK(e0.exit_code == 8);
+    CHECK(e1.exit_code == 8);
+    CHECK_THAT(e1.err, Catch::Contains("rank 1 was started for 2 ranks, rank 0 for 3"));
+    CHECK_THAT(e0.err, Catch::Contains("another rank refused to join: rank 1 was started for 2 ranks"));
+    CHECK(seconds_since(start) < 15);
+  }
   SECTION("an inconsistent environment is a usage error") {
     const auto bad = wait_trainer(spawn_trainer({"run", experiment}, dir, {"RANK=3", "WORLD_SIZE=2", "MASTER_PORT=1"}), dir);
     CHECK(bad.exit_code == 2);

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "util/error.h"
 #include "util/torch_compat.h"
@@ -107,6 +108,7 @@ class GlooCommunicator : public Communicator {
     const bool server = launch.rank == 0 && launch.rank0_hosts_store;
     store_ = open_tcp_store(launch, server, options.connect_timeout_seconds);
     check_world_size();
+    wait_for_everyone(options.connect_timeout_seconds);
     // Gloo applies this one time-out to connecting and to every collective
     // (the per-call time-outs are not used by its collectives).
     auto gloo_options = c10d::ProcessGroupGloo::Options::create(collective_timeout_);
@@ -180,8 +182,9 @@ class GlooCommunicator : public Communicator {
     return std::make_unique<GlooCollective>(std::move(work), std::move(what), [this] { return explain_failure(); });
   }
 
-  // A rank started with another WORLD_SIZE would otherwise wait forever for
-  // peers that never come.
+  // A rank started with another WORLD_SIZE, or twice with one rank, would
+  // otherwise leave the others waiting for peers that never come; it says
+  // why under trainer/abort, which everyone waiting reads.
   void check_world_size() {
     StoreConnection store(store_);
     const std::string key = "trainer/world_size";
@@ -194,13 +197,40 @@ class GlooCommunicator : public Communicator {
     }
     const std::string theirs = store.get(key).value_or("?");
     if (theirs != std::to_string(launch_.world_size))
-      throw DistributedError("rank " + std::to_string(launch_.rank) + " was started for " +
-                                 std::to_string(launch_.world_size) + " ranks, rank 0 for " + theirs,
-                             "start every rank with the same WORLD_SIZE (or --nnodes and device list)");
+      refuse("rank " + std::to_string(launch_.rank) + " was started for " + std::to_string(launch_.world_size) +
+                 " ranks, rank 0 for " + theirs,
+             "start every rank with the same WORLD_SIZE (or --nnodes and device list)");
     const int64_t claims = store_->add("trainer/rank_claims/" + std::to_string(launch_.rank), 1);
     if (claims > 1)
-      throw DistributedError("two processes were started as rank " + std::to_string(launch_.rank),
-                             "give every process its own RANK (or --node-rank)");
+      refuse("two processes were started as rank " + std::to_string(launch_.rank),
+             "give every process its own RANK (or --node-rank)");
+  }
+
+  [[noreturn]] void refuse(const std::string& message, const std::string& hint) {
+    StoreConnection(store_).set("trainer/abort", message);
+    throw DistributedError(message, hint);
+  }
+
+  // Until every rank has checked in, or one refused, or connect_timeout
+  // passed: then the missing ranks are named.
+  void wait_for_everyone(double timeout_seconds) {
+    StoreConnection store(store_);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+    while (true) {
+      if (const auto abort = store.get("trainer/abort"))
+        throw DistributedError("rank " + std::to_string(launch_.rank) + " stops: another rank refused to join: " +
+                               *abort);
+      std::string missing;
+      for (int r = 0; r < launch_.world_size; ++r)
+        if (!store_->check({"trainer/rank_claims/" + std::to_string(r)}))
+          missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+      if (missing.empty()) return;
+      if (std::chrono::steady_clock::now() > deadline)
+        throw DistributedError("rank(s) " + missing + " did not join within " +
+                                   std::to_string(static_cast<int>(timeout_seconds)) + " s (dist.connect_timeout)",
+                               "check that every rank was started, with the same MASTER_ADDR:MASTER_PORT");
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
   }
 
   void preflight(std::chrono::milliseconds timeout) {
