@@ -28,13 +28,11 @@ inline std::string read_text(const std::string& path) {
   return text.str();
 }
 
-// Starts `trainer args...` with stdout/stderr to files in `dir` (named
+// Starts `argv` with stdout/stderr to files in `dir` (named
 // `tag`stdout, `tag`stderr), the environment plus `env` ("NAME=value");
 // returns the pid.
-inline pid_t spawn_trainer(const std::vector<std::string>& args, const std::string& dir,
+inline pid_t spawn_process(std::vector<std::string> argv_storage, const std::string& dir,
                            const std::vector<std::string>& env = {}, const std::string& tag = "") {
-  std::vector<std::string> argv_storage{binary_path()};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -55,6 +53,13 @@ inline pid_t spawn_trainer(const std::vector<std::string>& args, const std::stri
   posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   return pid;
+}
+
+inline pid_t spawn_trainer(const std::vector<std::string>& args, const std::string& dir,
+                           const std::vector<std::string>& env = {}, const std::string& tag = "") {
+  std::vector<std::string> argv{binary_path()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return spawn_process(argv, dir, env, tag);
 }
 
 inline CliResult wait_trainer(pid_t pid, const std::string& dir, const std::string& tag = "") {

@@ -128,6 +128,28 @@ TEST_CASE("ranks started by an external launcher's environment (torchrun, SLURM)
   }
 }
 
+TEST_CASE("ranks started by PyTorch's torchrun", "[dist][e2e]") {
+  if (!fs::exists("/usr/bin/torchrun") || !system_python_has("torch")) {
+    WARN("SKIPPED: needs Debian's python3-torch (torchrun)");
+    return;
+  }
+  const std::string dir = fresh_dir("dist-real-torchrun");
+  const std::string experiment = dist_experiment(dir, 300, 1);
+  // Debian 12's torchrun (1.13 on Python 3.11) cannot parse its own default
+  // "-r 0 -t 0"; explicit per-rank values avoid that bug.
+  const auto result = wait_trainer(
+      spawn_process({"/usr/bin/torchrun", "--nproc_per_node", "2", "--master_port",
+                     std::to_string(trainer::find_free_port()), "-r", "0:2,1:2", "-t", "0:2,1:2", "--no_python",
+                     binary_path(), "run", experiment},
+                    dir),
+      dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(parse_records(result.out).size() == 1);
+  CHECK_THAT(read_text(run_dir_of(dir) + "/worklog.1"),
+             Catch::Contains("rank 1 of 2") && Catch::Contains("torchrun-style environment"));
+}
+
 TEST_CASE("several nodes by hand: --nnodes, --node-rank, --master", "[dist][e2e]") {
   const std::string dir = fresh_dir("dist-nodes");
   const std::string experiment = dist_experiment(dir, 300, 1);
