@@ -66,6 +66,25 @@ void wait_for_epoch(const std::string& run_dir, int rank) {
 
 bool process_exists(pid_t pid) { return kill(pid, 0) == 0; }
 
+// A supervised run long enough to be disturbed, once every rank has logged
+// its pid and trained for a moment.
+struct LongRun {
+  std::string dir;
+  pid_t supervisor = -1;
+  std::vector<pid_t> ranks;
+};
+
+LongRun start_long_run(const std::string& name, int ranks) {
+  LongRun run{fresh_dir(name), -1, {}};
+  std::string devices = "cpu";
+  for (int r = 1; r < ranks; ++r) devices += ",cpu";
+  run.supervisor = spawn_trainer({"run", dist_experiment(run.dir, 200000, 3), "--devices", devices}, run.dir);
+  for (int r = 0; r < ranks; ++r) run.ranks.push_back(wait_for_rank_pid(run_dir_of(run.dir), r));
+  REQUIRE(run.ranks.back() > 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  return run;
+}
+
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 }  // namespace
@@ -173,15 +192,12 @@ TEST_CASE("several nodes by hand: --nnodes, --node-rank, --master", "[dist][e2e]
 }
 
 TEST_CASE("a rank killed mid-epoch stops the others, who name it, and nothing is left running", "[dist][e2e][faults]") {
-  const std::string dir = fresh_dir("dist-kill");
-  const pid_t supervisor = spawn_trainer({"run", dist_experiment(dir, 200000, 3), "--devices", "cpu,cpu,cpu"}, dir);
-  const pid_t rank0 = wait_for_rank_pid(run_dir_of(dir), 0);
-  const pid_t victim = wait_for_rank_pid(run_dir_of(dir), 2);
-  REQUIRE(victim > 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const LongRun run = start_long_run("dist-kill", 3);
+  const std::string& dir = run.dir;
+  const pid_t rank0 = run.ranks[0], victim = run.ranks[2];
   const auto killed_at = Clock::now();
   kill(victim, SIGKILL);
-  const auto result = wait_trainer(supervisor, dir);
+  const auto result = wait_trainer(run.supervisor, dir);
   INFO(result.err);
   CHECK(result.exit_code == 8);
   CHECK(seconds_since(killed_at) < 4 + 10);  // dist.timeout, and the supervisor's grace
@@ -194,18 +210,15 @@ TEST_CASE("a rank killed mid-epoch stops the others, who name it, and nothing is
 }
 
 TEST_CASE("a rank that stops responding is named by the heartbeat within dist.timeout", "[dist][e2e][faults]") {
-  const std::string dir = fresh_dir("dist-hang");
-  const pid_t supervisor = spawn_trainer({"run", dist_experiment(dir, 200000, 3), "--devices", "cpu,cpu"}, dir);
-  const pid_t rank0 = wait_for_rank_pid(run_dir_of(dir), 0);
-  const pid_t stuck = wait_for_rank_pid(run_dir_of(dir), 1);
-  REQUIRE(stuck > 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const LongRun run = start_long_run("dist-hang", 2);
+  const std::string& dir = run.dir;
+  const pid_t rank0 = run.ranks[0], stuck = run.ranks[1];
   const auto stopped_at = Clock::now();
   kill(stuck, SIGSTOP);
   // Rank 0 leaves on its own, after dist.timeout (4 s).
   while (process_exists(rank0) && seconds_since(stopped_at) < 30) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const double rank0_left_after = seconds_since(stopped_at);
-  const auto result = wait_trainer(supervisor, dir);
+  const auto result = wait_trainer(run.supervisor, dir);
   INFO(result.err);
   CHECK(rank0_left_after < 4 + 3);
   CHECK(result.exit_code == 8);

@@ -94,31 +94,29 @@ class RecordingCommunicator : public Communicator {
   std::unique_ptr<KeyValueStore> open_store() override { return nullptr; }
 };
 
+// One process with batch `single_batch` against ranks with `rank_batch` each,
+// on `samples` training samples.
+void check_split(const std::string& name, int64_t samples, int64_t single_batch, const std::string& devices,
+                 int64_t rank_batch) {
+  const std::string dir = fresh_dir(name);
+  const std::string experiment = mlp_experiment(dir, samples);
+  const Run single = train(dir, experiment, "single", {"--set", "train.batch_size=" + std::to_string(single_batch)});
+  const Run split = train(dir, experiment, "split",
+                          {"--devices", devices, "--set", "train.batch_size=" + std::to_string(rank_batch)});
+  check_same_training(single, split);
+}
+
 }  // namespace
 
 TEST_CASE("2 ranks x batch 16 train exactly as 1 process x batch 32", "[dist][equivalence]") {
-  const std::string dir = fresh_dir("dist-equivalence");
   // 650 samples: 20 full global batches and a last one of 10 (5 per rank).
-  const std::string experiment = mlp_experiment(dir, 650);
-  const Run single = train(dir, experiment, "single", {"--set", "train.batch_size=32"});
-  const Run two = train(dir, experiment, "two", {"--devices", "cpu,cpu"});
-  check_same_training(single, two);
+  check_split("dist-equivalence", 650, 32, "cpu,cpu", 16);
 }
 
 TEST_CASE("uneven shards and more ranks than samples train as one process", "[dist][equivalence]") {
-  SECTION("3 ranks x 4 on 10 samples: shards of 4, 3 and 3") {
-    const std::string dir = fresh_dir("dist-uneven-10");
-    const std::string experiment = mlp_experiment(dir, 10);
-    const Run single = train(dir, experiment, "single", {"--set", "train.batch_size=12"});
-    const Run three = train(dir, experiment, "three", {"--devices", "cpu,cpu,cpu", "--set", "train.batch_size=4"});
-    check_same_training(single, three);
-  }
+  SECTION("3 ranks x 4 on 10 samples: shards of 4, 3 and 3") { check_split("dist-uneven-10", 10, 12, "cpu,cpu,cpu", 4); }
   SECTION("3 ranks on 2 samples: the third rank contributes nothing, yet steps with the others") {
-    const std::string dir = fresh_dir("dist-uneven-2");
-    const std::string experiment = mlp_experiment(dir, 2);
-    const Run single = train(dir, experiment, "single", {"--set", "train.batch_size=3"});
-    const Run three = train(dir, experiment, "three", {"--devices", "cpu,cpu,cpu", "--set", "train.batch_size=1"});
-    check_same_training(single, three);
+    check_split("dist-uneven-2", 2, 3, "cpu,cpu,cpu", 1);
   }
 }
 
