@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "data/sampler.h"
+#include "dist/backend_choice.h"
 #include "dist/heartbeat.h"
 #include "dist/launch_env.h"
 #include "dist/supervisor.h"
@@ -248,4 +249,20 @@ TEST_CASE("the supervisor's helpers", "[dist][supervisor]") {
   CHECK(last_lines(dir + "/log", 2) == "three\nfour");
   CHECK(last_lines(dir + "/log", 10) == "one\ntwo\nthree\nfour");
   CHECK(last_lines(dir + "/missing", 3).empty());
+}
+
+TEST_CASE("GPUs get NCCL unless one GPU serves several ranks", "[dist][backend]") {
+  CHECK(choose_backend({"cpu"}, 0, 4, true).cuda_device == -1);
+  CHECK(choose_backend({"cpu", "cpu"}, 1, 2, true).note.empty());
+  CHECK(choose_backend({"gpu:0", "gpu:1"}, 1, 2, true).cuda_device == 1);
+  CHECK(choose_backend({"gpu:2", "gpu:3"}, 0, 2, true).cuda_device == 2);
+  // One GPU per node, a rank per node (torchrun over several machines).
+  CHECK(choose_backend({"gpu:0"}, 0, 1, true).cuda_device == 0);
+  CHECK(choose_backend({"gpu:0"}, 0, 2, true).cuda_device == -1);
+  const auto logical = choose_backend({"gpu:0", "gpu:0"}, 1, 2, true);
+  CHECK(logical.cuda_device == -1);
+  CHECK_THAT(logical.note, Catch::Contains("gpu:0 is shared by several ranks") && Catch::Contains("Gloo"));
+  const auto no_nccl = choose_backend({"gpu:0", "gpu:1"}, 0, 2, false);
+  CHECK(no_nccl.cuda_device == -1);
+  CHECK_THAT(no_nccl.note, Catch::Contains("no NCCL"));
 }

@@ -4,6 +4,9 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef USE_C10D_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
 
 #include <chrono>
 #include <cstdlib>
@@ -101,9 +104,9 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const LaunchInfo& launch)
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
-class GlooCommunicator : public Communicator {
+class C10dCommunicator : public Communicator {
  public:
-  GlooCommunicator(const LaunchInfo& launch, const ConnectOptions& options)
+  C10dCommunicator(const LaunchInfo& launch, const ConnectOptions& options)
       : launch_(launch), collective_timeout_(to_ms(options.collective_timeout_seconds)) {
     const bool server = launch.rank == 0 && launch.rank0_hosts_store;
     store_ = open_tcp_store(launch, server, options.connect_timeout_seconds);
@@ -115,21 +118,19 @@ class GlooCommunicator : public Communicator {
     gloo_options->devices.push_back(gloo_device(launch));
     gloo_options->threads = 2;
     try {
-      group_ = c10::make_intrusive<c10d::ProcessGroupGloo>(c10::make_intrusive<c10d::PrefixStore>("gloo", store_),
-                                                           launch.rank, launch.world_size, gloo_options);
+      gloo_ = c10::make_intrusive<c10d::ProcessGroupGloo>(c10::make_intrusive<c10d::PrefixStore>("gloo", store_),
+                                                          launch.rank, launch.world_size, gloo_options);
     } catch (const std::exception& e) {
-      throw DistributedError("rank " + std::to_string(launch.rank) + " could not connect to the other " +
-                             std::to_string(launch.world_size - 1) + " rank(s) within " +
-                             std::to_string(static_cast<int>(options.connect_timeout_seconds)) +
-                             " s (dist.connect_timeout): " + what_of(e));
+      throw connect_failed("Gloo", options, e);
     }
-    preflight(to_ms(options.connect_timeout_seconds));
+    preflight(torch::ones({1}));
+    if (options.nccl_device >= 0) connect_nccl(options);
   }
 
   int rank() const override { return launch_.rank; }
   int world_size() const override { return launch_.world_size; }
   std::string describe() const override {
-    return "gloo, " + std::to_string(launch_.world_size) + " ranks, store " + launch_.master_addr + ":" +
+    return std::string(has_nccl() ? "gloo + nccl" : "gloo") + ", " + std::to_string(launch_.world_size) + " ranks, store " + launch_.master_addr + ":" +
            std::to_string(launch_.master_port) + " (" + launch_.source + ")";
   }
 
@@ -138,7 +139,7 @@ class GlooCommunicator : public Communicator {
     c10d::AllreduceOptions options;
     options.reduceOp = to_c10d(op);
     options.timeout = collective_timeout_;
-    return wrap(group_->allreduce(tensors, options), "all-reduce");
+    return wrap(on_group(tensors[0], [&](auto& group) { return group.allreduce(tensors, options); }), "all-reduce");
   }
 
   void broadcast(std::vector<torch::Tensor> tensors, int root) override {
@@ -148,7 +149,8 @@ class GlooCommunicator : public Communicator {
       c10d::BroadcastOptions options;
       options.rootRank = root;
       options.timeout = collective_timeout_;
-      pending.push_back(wrap(group_->broadcast(one, options), "broadcast from rank " + std::to_string(root)));
+      pending.push_back(wrap(on_group(tensor, [&](auto& group) { return group.broadcast(one, options); }),
+                             "broadcast from rank " + std::to_string(root)));
     }
     for (auto& work : pending) work->wait();
   }
@@ -156,7 +158,7 @@ class GlooCommunicator : public Communicator {
   void barrier() override {
     c10d::BarrierOptions options;
     options.timeout = collective_timeout_;
-    wrap(group_->barrier(options), "barrier")->wait();
+    wrap(gloo_->barrier(options), "barrier")->wait();
   }
 
   std::string share_from_rank0(const std::string& key, const std::string& value) override {
@@ -233,31 +235,79 @@ class GlooCommunicator : public Communicator {
     }
   }
 
-  void preflight(std::chrono::milliseconds timeout) {
-    auto one = torch::ones({1});
+  // A first all-reduce, so that a broken transport fails here, before any
+  // data is loaded.
+  void preflight(torch::Tensor one) {
+    const std::string backend = one.is_cuda() ? "NCCL" : "Gloo";
     try {
-      std::vector<at::Tensor> tensors{one};
-      c10d::AllreduceOptions options;
-      options.timeout = timeout;
-      wrap(group_->allreduce(tensors, options), "all-reduce")->wait();
+      all_reduce(one);
     } catch (const DistributedError& e) {
-      throw DistributedError(std::string("preflight all-reduce: ") + e.what());
+      throw DistributedError("preflight " + backend + " all-reduce: " + e.what());
     }
     if (one.item<float>() != static_cast<float>(launch_.world_size))
-      throw DistributedError("preflight all-reduce summed to " + std::to_string(one.item<float>()) + ", expected " +
-                             std::to_string(launch_.world_size));
+      throw DistributedError("preflight " + backend + " all-reduce summed to " + std::to_string(one.item<float>()) +
+                             ", expected " + std::to_string(launch_.world_size));
   }
+
+  DistributedError connect_failed(const std::string& backend, const ConnectOptions& options, const std::exception& e) {
+    return DistributedError("rank " + std::to_string(launch_.rank) + " could not connect its " + backend +
+                            " group to the other " + std::to_string(launch_.world_size - 1) + " rank(s) within " +
+                            std::to_string(static_cast<int>(options.connect_timeout_seconds)) +
+                            " s (dist.connect_timeout): " + what_of(e));
+  }
+
+  // CPU tensors go through Gloo, CUDA tensors through NCCL when there is an
+  // NCCL group: `collective` is called with the group.
+  template <class Collective>
+  c10::intrusive_ptr<c10d::Work> on_group(const torch::Tensor& tensor, Collective&& collective) {
+#ifdef USE_C10D_NCCL
+    if (tensor.is_cuda() && nccl_) return collective(*nccl_);
+#else
+    (void)tensor;
+#endif
+    return collective(*gloo_);
+  }
+
+#ifdef USE_C10D_NCCL
+  bool has_nccl() const { return static_cast<bool>(nccl_); }
+  void connect_nccl(const ConnectOptions& options) {
+    auto nccl_options = c10d::ProcessGroupNCCL::Options::create();
+    nccl_options->timeout = collective_timeout_;
+    try {
+      nccl_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(c10::make_intrusive<c10d::PrefixStore>("nccl", store_),
+                                                          launch_.rank, launch_.world_size, nccl_options);
+    } catch (const std::exception& e) {
+      throw connect_failed("NCCL", options, e);
+    }
+    preflight(torch::ones({1}, torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(options.nccl_device))));
+  }
+  c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl_;
+#else
+  bool has_nccl() const { return false; }
+  [[noreturn]] void connect_nccl(const ConnectOptions&) {
+    throw DistributedError("NCCL was asked for, but the LibTorch trainer was built against has no CUDA",
+                           "build trainer against a CUDA LibTorch (README 'Development')");
+  }
+#endif
 
   LaunchInfo launch_;
   std::chrono::milliseconds collective_timeout_;
   c10::intrusive_ptr<c10d::TCPStore> store_;
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> group_;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo_;
 };
 
 }  // namespace
 
 std::unique_ptr<Communicator> connect_c10d(const LaunchInfo& launch, const ConnectOptions& options) {
-  return std::make_unique<GlooCommunicator>(launch, options);
+  return std::make_unique<C10dCommunicator>(launch, options);
+}
+
+bool nccl_compiled_in() {
+#ifdef USE_C10D_NCCL
+  return true;
+#else
+  return false;
+#endif
 }
 
 }  // namespace trainer

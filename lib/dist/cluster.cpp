@@ -2,12 +2,14 @@
 
 #include <functional>
 
+#include "dist/backend_choice.h"
 #include "dist/c10d_communicator.h"
 #include "util/error.h"
 
 namespace trainer {
 
-Cluster::Cluster(const std::optional<LaunchInfo>& launch, const DistConfig& config) {
+Cluster::Cluster(const std::optional<LaunchInfo>& launch, const DistConfig& config,
+                 const std::vector<std::string>& devices) {
   if (!launch || !launch->distributed()) {
     communicator_ = make_single_process_communicator();
     return;
@@ -16,6 +18,9 @@ Cluster::Cluster(const std::optional<LaunchInfo>& launch, const DistConfig& conf
   ConnectOptions options;
   options.connect_timeout_seconds = config.connect_timeout;
   options.collective_timeout_seconds = config.timeout;
+  const BackendChoice backend = choose_backend(devices, launch_.local_rank, launch_.local_world_size, nccl_compiled_in());
+  options.nccl_device = backend.cuda_device;
+  backend_note_ = backend.note;
   communicator_ = connect_c10d(launch_, options);
   heartbeat_ = std::make_unique<Heartbeat>(communicator_->open_store(), launch_.rank, launch_.world_size,
                                            config.timeout);

@@ -17,8 +17,8 @@ class Cluster {
  public:
   // Single process when `launch` is empty; otherwise joins the other ranks
   // (c10d rendezvous, preflight all-reduce) and starts the heartbeat.
-  // Throws DistributedError.
-  Cluster(const std::optional<LaunchInfo>& launch, const DistConfig& config);
+  // `devices` (the config's) decides Gloo or NCCL. Throws DistributedError.
+  Cluster(const std::optional<LaunchInfo>& launch, const DistConfig& config, const std::vector<std::string>& devices);
   ~Cluster();
 
   Communicator& communicator() { return *communicator_; }
@@ -28,6 +28,8 @@ class Cluster {
   bool is_root() const { return rank() == 0; }
   bool distributed() const { return world_size() > 1; }
   const LaunchInfo& launch() const { return launch_; }
+  // Why a GPU run's collectives do not use NCCL; empty otherwise.
+  const std::string& backend_note() const { return backend_note_; }
 
   void set_phase(Phase phase, int64_t epoch = 0, int64_t step = 0) {
     if (heartbeat_) heartbeat_->set_phase(phase, epoch, step);
@@ -49,6 +51,7 @@ class Cluster {
 
  private:
   LaunchInfo launch_;
+  std::string backend_note_;
   std::unique_ptr<Communicator> communicator_;
   std::unique_ptr<Heartbeat> heartbeat_;
 };

@@ -40,7 +40,7 @@ class TrainingLoop {
       : config_(config),
         options_(options),
         runtime_(configure_runtime(config, ranks_on_this_host(options))),
-        cluster_(options.launch, config.dist),
+        cluster_(options.launch, config.dist, config.devices.entries),
         experiment_(prepare_experiment(config)),
         optimizer_(make_optimizer(config.optimizer, experiment_.model.net->parameters())),
         meters_(config.loss, config.metrics, experiment_.model.final_softmax),
@@ -117,6 +117,7 @@ class TrainingLoop {
       log().info("rank {} of {} (local rank {}, pid {}): {}; gradient buckets of {} MiB", cluster_.rank(),
                  cluster_.world_size(), cluster_.launch().local_rank, static_cast<int>(getpid()),
                  cluster_.communicator().describe(), config_.dist.bucket_mb);
+    if (!cluster_.backend_note().empty()) log().info("{}", cluster_.backend_note());
     log().info("model: {} layers, {} parameters; optimizer {}, lr {}", experiment_.model.summary.size(), parameters,
                to_string(config_.optimizer.name), *config_.optimizer.lr);
     log().info("batch {} per device, global {}; {} steps per epoch; {} epochs; run directory {}",
