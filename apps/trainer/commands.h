@@ -26,6 +26,8 @@ void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& globa
 void add_eval_command(CLI::App& app, Action& selected);
 void add_config_command(CLI::App& app, Action& selected);
 void add_summary_command(CLI::App& app, Action& selected);
+void add_devices_command(CLI::App& app, Action& selected);
+void add_bench_command(CLI::App& app, Action& selected);
 
 // Runs `action` with logging set up; returns the exit code.
 int run_guarded(const Action& action, const GlobalOptions& global);

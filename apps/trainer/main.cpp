@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   trainer::app::add_eval_command(app, action);
   trainer::app::add_config_command(app, action);
   trainer::app::add_summary_command(app, action);
+  trainer::app::add_devices_command(app, action);
+  trainer::app::add_bench_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -13,6 +13,9 @@ struct BlasInfo {
   bool threads_pinned = false;
 };
 
+// The BLAS library in use, as it names itself.
+std::string blas_name();
+
 // Sets the BLAS library's own thread count when it exposes a setter.
 BlasInfo limit_blas_threads(int threads);
 

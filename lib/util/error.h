@@ -69,6 +69,12 @@ struct DivergedError : Error {
       : Error(ExitCode::kDiverged, message, std::move(hint)) {}
 };
 
+// A requested device does not exist or cannot be used.
+struct DeviceError : Error {
+  explicit DeviceError(const std::string& message, std::string hint = {})
+      : Error(ExitCode::kDevice, message, std::move(hint)) {}
+};
+
 // A peer rank failed, went silent, or could not be reached.
 struct DistributedError : Error {
   explicit DistributedError(const std::string& message, std::string hint = {})

@@ -1,0 +1,44 @@
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include "bench/matmul_bench.h"
+#include "commands.h"
+#include "util/error.h"
+
+namespace trainer::app {
+
+void add_bench_command(CLI::App& app, Action& selected) {
+  struct Args {
+    std::string devices = "cpu";
+    std::string shape = "10000x100x100000";
+    std::string dtype = "fp32";
+    int repeat = 5;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* command = app.add_subcommand("bench", "Matrix-product benchmark: time, GFLOP/s and checksum per device");
+  command->add_option("--device", args->devices, "cpu, gpu:N, or several: cpu,gpu:0 (side by side)")
+      ->capture_default_str();
+  command->add_option("--shape", args->shape, "MxKxN: A is MxK, B is KxN")->capture_default_str();
+  command->add_option("--dtype", args->dtype, "fp32, bf16 or fp16")->capture_default_str();
+  command->add_option("--repeat", args->repeat, "Timed runs after one warm-up; the median is reported")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  command->add_flag("--json", args->json, "One JSON object instead of text");
+  command->callback([args, &selected] {
+    selected = [args] {
+      const MatmulShape shape = parse_matmul_shape(args->shape);
+      std::vector<MatmulResult> results;
+      std::stringstream devices(args->devices);
+      for (std::string device; std::getline(devices, device, ',');) {
+        if (device.empty()) throw UsageError("--device '" + args->devices + "' has an empty entry");
+        results.push_back(run_matmul_bench(device, args->dtype, shape, args->repeat));
+      }
+      const std::string text = args->json ? format_matmul_json(results) : format_matmul_text(results);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    };
+  });
+}
+
+}  // namespace trainer::app

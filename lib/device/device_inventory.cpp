@@ -1,0 +1,29 @@
+#include "device/device_inventory.h"
+
+#include <torch/torch.h>
+
+#include "util/blas.h"
+#include "util/torch_compat.h"
+
+namespace trainer {
+
+DeviceInventory take_inventory() {
+  DeviceInventory inventory;
+  inventory.cpu = read_cpu_info();
+  inventory.gpus = query_gpus();
+  BuildInfo& build = inventory.build;
+  build.torch_version = compat::torch_version();
+  build.cuda = at::hasCUDA();
+  build.cuda_version = cuda_runtime_version();
+  build.cudnn_version = cudnn_version();
+#ifdef USE_C10D_NCCL
+  build.nccl = true;
+#endif
+  build.onednn = at::hasMKLDNN();
+  build.mkl = at::hasMKL();
+  build.blas = blas_name();
+  build.intra_op_threads = at::get_num_threads();
+  return inventory;
+}
+
+}  // namespace trainer

@@ -1,0 +1,35 @@
+#pragma once
+// `trainer devices`: what this machine and this build can train on.
+#include <string>
+#include <vector>
+
+#include "device/cpu_info.h"
+#include "device/gpu_query.h"
+
+namespace trainer {
+
+struct BuildInfo {
+  std::string torch_version;
+  bool cuda = false;          // the LibTorch was built with CUDA
+  std::string cuda_version;   // runtime, when CUDA
+  std::string cudnn_version;
+  bool nccl = false;
+  bool onednn = false;        // oneDNN (MKL-DNN) kernels: convolutions, bf16 on CPU
+  bool mkl = false;
+  std::string blas;
+  int intra_op_threads = 0;   // LibTorch's default here
+};
+
+struct DeviceInventory {
+  CpuInfo cpu;
+  std::vector<GpuInfo> gpus;
+  BuildInfo build;
+};
+
+DeviceInventory take_inventory();
+
+// Human-readable, and one JSON object for scripts.
+std::string format_inventory_text(const DeviceInventory& inventory);
+std::string format_inventory_json(const DeviceInventory& inventory);
+
+}  // namespace trainer

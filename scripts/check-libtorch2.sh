@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The LibTorch 2.x check. Users build trainer against LibTorch 2.x as well as
+# Debian 12's 1.13; this machine has only 1.13 and no GPU, so this script
+#   1. builds trainer and runs its whole test suite against Debian trixie's
+#      libtorch-dev 2.6 (CPU) in a chroot made with debootstrap, and
+#   2. compiles every CUDA/NCCL path and links the trainer against trixie's
+#      libtorch-cuda-dev 2.6 and libnccl-dev in a second chroot (they cannot
+#      run here: no GPU). cuDNN is not in Debian's archive, so the link allows
+#      undefined symbols in shared libraries.
+# Debian's packages only, from its archive; nothing else is downloaded.
+# The chroots are kept (TRAINER_CHROOTS, default /var/tmp/trainer-chroots) and
+# reused: a second run only rebuilds.
+#
+# Usage: scripts/check-libtorch2.sh [cpu|cuda|all]   (root, or sudo; default all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source_dir=$(pwd)
+stage=${1:-all}
+chroots=${TRAINER_CHROOTS:-/var/tmp/trainer-chroots}
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+jobs=$(nproc)
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+
+build_packages="build-essential cmake pkg-config libgloo-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
+  zlib1g-dev libcurl4-openssl-dev libssl-dev"
+
+mounted=()
+cleanup() {
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do $sudo umount -l "${mounted[i]}" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+bind() {  # SOURCE TARGET
+  $sudo mkdir -p "$2"
+  mountpoint -q "$2" || { $sudo mount --bind "$1" "$2" && mounted+=("$2"); }
+}
+
+in_root() {  # ROOT COMMAND...
+  local root=$1
+  shift
+  $sudo chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    DEBIAN_FRONTEND=noninteractive bash -c "$*"
+}
+
+# A minimal trixie with contrib and non-free, and bookworm's Catch2 v2 (the
+# tests are written for Catch2 2.x; trixie ships 3.x).
+make_root() {  # ROOT
+  local root=$1
+  if [ ! -x "$root/usr/bin/apt-get" ]; then
+    command -v debootstrap >/dev/null || $sudo apt-get install -y -qq debootstrap
+    echo "check-libtorch2: debootstrap trixie into $root"
+    $sudo mkdir -p "$root"
+    $sudo debootstrap --variant=minbase --components=main,contrib,non-free,non-free-firmware trixie "$root" "$mirror" \
+      >"$root.debootstrap.log" 2>&1 || { tail -20 "$root.debootstrap.log"; exit 1; }
+    in_root "$root" "echo 'deb $mirror bookworm main' > /etc/apt/sources.list.d/bookworm.list
+      printf 'Package: *\nPin: release n=bookworm\nPin-Priority: 100\n' > /etc/apt/preferences.d/bookworm"
+  fi
+  bind /proc "$root/proc"
+  bind /dev "$root/dev"
+  bind "$source_dir" "$root/src"
+  [ -d "$source_dir/../shared" ] && bind "$source_dir/../shared" "$root/shared"
+  in_root "$root" "apt-get update -qq"
+}
+
+install_in() {  # ROOT PACKAGES...
+  local root=$1
+  shift
+  in_root "$root" "apt-get install -y -qq --no-install-recommends $* >/var/log/trainer-install.log 2>&1 ||
+    { tail -30 /var/log/trainer-install.log; exit 1; }
+    apt-get install -y -qq --no-install-recommends -t bookworm catch2 >>/var/log/trainer-install.log 2>&1"
+}
+
+check_cpu() {
+  local root=$chroots/trixie-libtorch2
+  make_root "$root"
+  install_in "$root" "$build_packages libtorch-dev libopenblas0-pthread dataset-fashion-mnist python3-numpy python3-torch"
+  echo "check-libtorch2: building and testing against $(in_root "$root" "dpkg-query -W -f='\${Version}' libtorch-dev")"
+  in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=OFF >/dev/null &&
+    cmake --build /build -j$jobs 2>&1 | grep -E 'error|warning|Error' -A3 | head -60; test -x /build/trainer"
+  in_root "$root" "cd /build && ctest -j$jobs --output-on-failure" | tail -25
+}
+
+check_cuda() {
+  local root=$chroots/trixie-libtorch2-cuda
+  make_root "$root"
+  # nvidia-cudnn would fetch cuDNN from NVIDIA: decline, the headers suffice.
+  in_root "$root" "echo 'nvidia-cudnn nvidia-cudnn/question select I Decline' | debconf-set-selections"
+  install_in "$root" "$build_packages libtorch-cuda-dev libnccl-dev nvidia-cuda-toolkit-gcc"
+  echo "check-libtorch2: compiling and linking the CUDA/NCCL paths against $(in_root "$root" "dpkg-query -W -f='\${Version}' libtorch-cuda-dev")"
+  in_root "$root" "cmake -S /src -B /build-cuda -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=OFF \
+      -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined >/build-cuda.configure.log 2>&1 || { tail -30 /build-cuda.configure.log; exit 1; }
+    grep -q USE_C10D_NCCL /build-cuda/lib/dist/CMakeFiles/trainer_dist.dir/flags.make ||
+      { echo 'check-libtorch2: the CUDA Torch target did not define USE_C10D_NCCL'; exit 1; }
+    cmake --build /build-cuda -j$jobs 2>&1 | grep -E 'error|warning|Error' -A3 | head -60
+    test -x /build-cuda/trainer && nm -C /build-cuda/trainer | grep -q 'c10d::ProcessGroupNCCL::ProcessGroupNCCL' &&
+      echo 'check-libtorch2: CUDA build linked, with the NCCL group compiled in'"
+}
+
+case "$stage" in
+  cpu) check_cpu ;;
+  cuda) check_cuda ;;
+  all) check_cpu && check_cuda ;;
+  *) echo "usage: $0 [cpu|cuda|all]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,124 @@
+// Device inventory, device selection and the matrix-product benchmark.
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "bench/matmul_report.h"
+#include "cli_runner.h"
+#include "device/cpu_info.h"
+#include "util/error.h"
+
+using namespace trainer;
+using namespace trainer::testing;
+
+namespace {
+
+const char* const kCpuinfo = R"(processor	: 0
+vendor_id	: GenuineIntel
+model name	: Intel(R) Xeon(R) Platinum 8480+
+cpu MHz		: 2000.000
+physical id	: 0
+core id		: 0
+cpu cores	: 2
+flags		: fpu sse4_2 avx avx2 fma avx512f avx512_bf16 amx_bf16 amx_tile
+
+processor	: 1
+model name	: Intel(R) Xeon(R) Platinum 8480+
+cpu MHz		: 2000.000
+physical id	: 0
+core id		: 1
+flags		: fpu sse4_2 avx avx2 fma avx512f avx512_bf16 amx_bf16 amx_tile
+
+processor	: 2
+physical id	: 0
+core id		: 0
+flags		: fpu sse4_2 avx avx2 fma avx512f avx512_bf16 amx_bf16 amx_tile
+)";
+
+double number_after(const std::string& text, const std::string& key) {
+  const std::regex pattern("\"" + key + "\":([-0-9.e+]+)");
+  std::smatch m;
+  REQUIRE(std::regex_search(text, m, pattern));
+  return std::stod(m[1].str());
+}
+
+}  // namespace
+
+TEST_CASE("/proc/cpuinfo gives model, cores and the instruction sets", "[device]") {
+  const CpuInfo cpu = parse_cpuinfo(kCpuinfo);
+  CHECK(cpu.model == "Intel(R) Xeon(R) Platinum 8480+");
+  CHECK(cpu.logical_cores == 3);
+  CHECK(cpu.physical_cores == 2);  // hyper-threads share a core id
+  CHECK(cpu.mhz == 2000.0);
+  CHECK(cpu.isa == std::vector<std::string>{"sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_bf16", "amx_bf16",
+                                            "amx_tile"});
+  const auto peak = fp32_peak(cpu);
+  REQUIRE(peak);
+  CHECK(peak->gflops == Approx(2 * 2.0 * 64));
+  CHECK_THAT(peak->basis, Catch::Contains("AVX-512 FMA"));
+  CHECK_FALSE(fp32_peak(parse_cpuinfo("processor : 0\n")));
+}
+
+TEST_CASE("matmul shapes are MxKxN", "[device][bench]") {
+  const MatmulShape shape = parse_matmul_shape("10000x100x100000");
+  CHECK(shape.m == 10000);
+  CHECK(shape.k == 100);
+  CHECK(shape.n == 100000);
+  CHECK(shape.flops() == 2e11);
+  for (const char* bad : {"10x10", "10x10x", "x1x1", "1x1x1x1", "0x1x1", "axbxc", ""})
+    CHECK_THROWS_AS(parse_matmul_shape(bad), UsageError);
+}
+
+TEST_CASE("trainer devices lists the CPU and the build, as text and JSON", "[device][e2e]") {
+  const std::string dir = fresh_dir("devices");
+  const auto text = run_trainer({"devices"}, dir);
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("physical cores") && Catch::Contains("ISA:") && Catch::Contains("libtorch ") &&
+                           Catch::Contains("BLAS:"));
+  const auto json = run_trainer({"devices", "--json"}, dir);
+  REQUIRE(json.exit_code == 0);
+  CHECK_THAT(json.out, Catch::StartsWith("{\"cpu\":{\"model\":") && Catch::Contains("\"gpus\":[") &&
+                           Catch::Contains("\"libtorch\":\""));
+  CHECK(number_after(json.out, "logical_cores") >= 1);
+  if (system_python_has("json")) {
+    std::ofstream(dir + "/devices.json") << json.out;
+    CHECK(std::system(("/usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' " + dir + "/devices.json")
+                          .c_str()) == 0);
+  }
+}
+
+TEST_CASE("trainer bench times a matrix product and prints a checksum", "[device][bench][e2e]") {
+  const std::string dir = fresh_dir("bench");
+  const auto text = run_trainer({"bench", "--shape", "300x64x500", "--repeat", "3"}, dir);
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("matmul A(300x64) @ B(64x500), fp32, median of 3 repeats") &&
+                           Catch::Contains("GFLOP/s") && Catch::Contains("checksum"));
+  const auto first = run_trainer({"bench", "--shape", "300x64x500", "--repeat", "2", "--json"}, dir);
+  const auto second = run_trainer({"bench", "--shape", "300x64x500", "--repeat", "2", "--json"}, dir);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  // Same inputs, same device: the same product, to the last bit.
+  CHECK(number_after(first.out, "checksum") == number_after(second.out, "checksum"));
+  CHECK(number_after(first.out, "gflops") > 0);
+  // Each entry is a rand() product sum: about m*n*k/4.
+  CHECK(number_after(first.out, "checksum") == Approx(300.0 * 500 * 64 / 4).epsilon(0.05));
+
+  SECTION("bf16 agrees with fp32 to bf16's precision") {
+    const auto bf16 = run_trainer({"bench", "--shape", "300x64x500", "--repeat", "1", "--dtype", "bf16", "--json"}, dir);
+    INFO(bf16.err);
+    REQUIRE(bf16.exit_code == 0);
+    CHECK(number_after(bf16.out, "checksum") == Approx(number_after(first.out, "checksum")).epsilon(0.02));
+  }
+  SECTION("a GPU where there is none is a device error") {
+    const auto gpu = run_trainer({"bench", "--device", "gpu:0", "--shape", "8x8x8"}, dir);
+    CHECK(gpu.exit_code == 5);
+    CHECK_THAT(gpu.err, Catch::Contains("gpu:0 was asked for"));
+  }
+  SECTION("malformed options are usage errors") {
+    CHECK(run_trainer({"bench", "--shape", "8x8"}, dir).exit_code == 2);
+    CHECK(run_trainer({"bench", "--dtype", "fp64", "--shape", "8x8x8"}, dir).exit_code == 2);
+    CHECK(run_trainer({"bench", "--device", "tpu:0", "--shape", "8x8x8"}, dir).exit_code == 5);
+  }
+}
