@@ -22,8 +22,8 @@ jobs=$(nproc)
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 
-build_packages="build-essential cmake pkg-config libgloo-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
-  zlib1g-dev libcurl4-openssl-dev libssl-dev"
+build_packages="build-essential cmake pkg-config libgloo-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev"
+build_packages+=" zlib1g-dev libcurl4-openssl-dev libssl-dev"
 
 mounted=()
 cleanup() {
@@ -58,6 +58,7 @@ make_root() {  # ROOT
   fi
   bind /proc "$root/proc"
   bind /dev "$root/dev"
+  bind /dev/pts "$root/dev/pts"
   bind "$source_dir" "$root/src"
   [ -d "$source_dir/../shared" ] && bind "$source_dir/../shared" "$root/shared"
   in_root "$root" "apt-get update -qq"

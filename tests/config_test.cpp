@@ -121,7 +121,10 @@ TEST_CASE("cross-field checks", "[config]") {
              Catch::Contains("only cpu entries are supported yet"));
   CHECK(problems_of(std::string(kMinimal) + "devices: cpu,cpu,cpu\n").empty());
   CHECK_THAT(problems_of(std::string(kMinimal) + "devices: tpu\n")[0], Catch::Contains("'tpu' is not a device"));
-  CHECK_THAT(problems_of(std::string(kMinimal) + "precision: bf16\n")[0], Catch::Contains("only fp32"));
+  CHECK(problems_of(std::string(kMinimal) + "precision: bf16\n").empty());
+  CHECK(problems_of(std::string(kMinimal) + "mixed_precision: true\n").empty());
+  CHECK_THAT(problems_of(std::string(kMinimal) + "precision: fp16\n")[0],
+             Catch::Contains("fp16 is for GPUs; on a CPU use bf16"));
   CHECK_THAT(problems_of("model: {layers: [{type: conv1d, filters: 3}]}\n")[0],
              Catch::Contains("missing required key 'kernel_size'"));
   CHECK_THAT(problems_of("model: {layers: [{filters: 3}]}\n")[0], Catch::Contains("missing required key 'model.layers[0].type'"));

@@ -326,8 +326,10 @@ struct ExperimentConfig {
       "entry, data-parallel (README 'Data-parallel training'). GPUs: not supported yet.");
     v("memory_limit", memory_limit, "Per-device memory budget: MiB (4096) or 512MiB, 4GiB; 0 = none "
                                     "(not supported yet).");
-    v("precision", precision, "fp32, bf16 or fp16 (only fp32 is supported yet).");
-    v("mixed_precision", mixed_precision, "fp16 on GPU, bf16 on CPU (not supported yet).");
+    v("precision", precision, "fp32, or bf16 / fp16: forward pass and loss under autocast in that type, weights "
+      "and optimizer in fp32. fp16 is for GPUs (README 'Mixed precision').");
+    v("mixed_precision", mixed_precision, "Autocast in the device's natural type: bf16 on CPUs, fp16 on GPUs "
+      "(precision, when not fp32, wins).");
     v("cpu_threads", cpu_threads, "Intra-op CPU threads; 0 = all cores.", int_in_range(0, 1024));
     v("blas_threads", blas_threads, "Threads of an OpenBLAS under LibTorch's own; 1 avoids oversubscribing the "
                                     "cores (README 'BLAS').", int_in_range(1, 1024));

@@ -18,6 +18,7 @@
 #include "train/lr_schedule.h"
 #include "train/metrics.h"
 #include "train/optimizer_factory.h"
+#include "train/precision_forward.h"
 #include "train/progress.h"
 #include "train/run_dir.h"
 #include "train/validation.h"
@@ -118,11 +119,17 @@ class TrainingLoop {
                  cluster_.world_size(), cluster_.launch().local_rank, static_cast<int>(getpid()),
                  cluster_.communicator().describe(), config_.dist.bucket_mb);
     if (!cluster_.backend_note().empty()) log().info("{}", cluster_.backend_note());
-    log().info("model: {} layers, {} parameters; optimizer {}, lr {}", experiment_.model.summary.size(), parameters,
-               to_string(config_.optimizer.name), *config_.optimizer.lr);
+    log().info("model: {} layers, {} parameters; optimizer {}, lr {}; precision {}", experiment_.model.summary.size(),
+               parameters, to_string(config_.optimizer.name), *config_.optimizer.lr, precision_text());
     log().info("batch {} per device, global {}; {} steps per epoch; {} epochs; run directory {}",
                config_.train.batch_size, config_.train.batch_size * cluster_.world_size(), steps_per_epoch_,
                config_.train.epochs, run_.path);
+  }
+
+  std::string precision_text() const {
+    const auto dtype = run_autocast_dtype(config_);
+    if (dtype == torch::kFloat32) return "fp32";
+    return std::string(dtype == torch::kBFloat16 ? "bf16" : "fp16") + " autocast, fp32 weights";
   }
 
   EpochRecord run_epoch(int64_t epoch) {
@@ -245,7 +252,7 @@ class TrainingLoop {
     model.net->zero_grad(/*set_to_none=*/true);
     if (reducer_) reducer_->begin_step(static_cast<double>(batch.size()) / global_size, stop_vote);
     if (batch.size() > 0) {
-      const auto output = model.forward(batch.inputs);
+      const auto output = forward_in_precision(model, batch.inputs, run_autocast_dtype(config_));
       const auto loss = compute_loss(config_.loss, output, batch.labels, model.final_softmax);
       loss.backward();
       meters_.add(loss, output, batch.labels);

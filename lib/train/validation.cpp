@@ -6,6 +6,7 @@
 #include "data/sampler.h"
 #include "train/loss.h"
 #include "train/metrics.h"
+#include "train/precision_forward.h"
 
 namespace trainer {
 
@@ -23,7 +24,7 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
   options.prefetch = config.data.prefetch;
   BatchLoader loader(data, std::move(order), options);
   while (auto batch = loader.next()) {
-    const auto output = model.forward(batch->inputs);
+    const auto output = forward_in_precision(model, batch->inputs, run_autocast_dtype(config));
     meters.add(compute_loss(config.loss, output, batch->labels, model.final_softmax), output, batch->labels);
   }
   model.net->train();

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/autocast_mode.h>
 #include <ATen/core/Generator.h>
 
 namespace trainer::compat {
@@ -39,6 +40,23 @@ void disable_store_libuv(StoreOptions&, long) {}
 template <class StoreOptions>
 void use_classic_tcp_store(StoreOptions& options) {
   disable_store_libuv(options, 0);
+}
+
+// Autocast on or off for one device type, with its lower-precision dtype.
+// 2.4 replaced the per-device setters by ones taking the device type.
+inline void set_autocast(at::DeviceType device, bool enabled, at::ScalarType dtype) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  at::autocast::set_autocast_dtype(device, dtype);
+  at::autocast::set_autocast_enabled(device, enabled);
+#else
+  if (device == at::kCPU) {
+    at::autocast::set_autocast_cpu_dtype(dtype);
+    at::autocast::set_cpu_enabled(enabled);
+  } else {
+    at::autocast::set_autocast_gpu_dtype(dtype);
+    at::autocast::set_enabled(enabled);
+  }
+#endif
 }
 
 inline std::string torch_version() {

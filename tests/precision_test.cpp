@@ -1,0 +1,110 @@
+// Mixed precision: the loss scaler (for fp16) and CPU autocast (bf16).
+#include <catch2/catch.hpp>
+
+#include <limits>
+
+#include "device/autocast.h"
+#include "train/loss_scaler.h"
+#include "util/error.h"
+
+using namespace trainer;
+
+namespace {
+
+torch::Tensor parameter_with_gradient(std::vector<float> gradient) {
+  auto parameter = torch::zeros({static_cast<int64_t>(gradient.size())}, torch::requires_grad());
+  parameter.mutable_grad() = torch::tensor(gradient);
+  return parameter;
+}
+
+}  // namespace
+
+TEST_CASE("an inf gradient skips the step and halves the scale", "[precision][scaler]") {
+  LossScaler scaler;
+  CHECK(scaler.scale_value() == 65536.0);
+  CHECK(scaler.scale(torch::tensor(2.0f)).item<float>() == 131072.0f);
+  const auto good = parameter_with_gradient({65536.0f, -131072.0f});
+  CHECK(scaler.unscale({good}));
+  CHECK(torch::equal(good.grad(), torch::tensor({1.0f, -2.0f})));
+  scaler.update(true);
+  CHECK(scaler.skipped_steps() == 0);
+
+  const auto bad = parameter_with_gradient({1.0f, std::numeric_limits<float>::infinity()});
+  CHECK_FALSE(scaler.unscale({good, bad}));
+  scaler.update(false);
+  CHECK(scaler.scale_value() == 32768.0);
+  CHECK(scaler.skipped_steps() == 1);
+  const auto nan = parameter_with_gradient({std::numeric_limits<float>::quiet_NaN()});
+  CHECK_FALSE(scaler.unscale({nan}));
+}
+
+TEST_CASE("the scale grows after the interval of good steps, and no sooner", "[precision][scaler]") {
+  LossScaler::Options options;
+  options.initial_scale = 8.0;
+  options.growth_interval = 3;
+  LossScaler scaler(options);
+  scaler.update(true);
+  scaler.update(true);
+  CHECK(scaler.scale_value() == 8.0);
+  scaler.update(true);
+  CHECK(scaler.scale_value() == 16.0);
+  // An overflow restarts the count.
+  scaler.update(true);
+  scaler.update(false);
+  scaler.update(true);
+  scaler.update(true);
+  CHECK(scaler.scale_value() == 8.0);
+  scaler.update(true);
+  CHECK(scaler.scale_value() == 16.0);
+}
+
+TEST_CASE("the scaler's state survives a save and load", "[precision][scaler]") {
+  LossScaler::Options options;
+  options.growth_interval = 5;
+  LossScaler scaler(options);
+  scaler.update(false);
+  scaler.update(true);
+  scaler.update(true);
+  LossScaler restored(options);
+  restored.load_state(scaler.state());
+  CHECK(restored.scale_value() == scaler.scale_value());
+  CHECK(restored.skipped_steps() == 1);
+  // The two good steps in a row carry over: three more grow the scale.
+  for (int i = 0; i < 3; ++i) restored.update(true);
+  CHECK(restored.scale_value() == scaler.scale_value() * 2);
+  CHECK_THROWS_AS(restored.load_state(torch::zeros({2})), IoError);
+}
+
+TEST_CASE("precision and mixed_precision choose the autocast type", "[precision]") {
+  CHECK(autocast_dtype(Precision::kFp32, false, false) == torch::kFloat32);
+  CHECK(autocast_dtype(Precision::kFp32, true, false) == torch::kBFloat16);
+  CHECK(autocast_dtype(Precision::kFp32, true, true) == torch::kFloat16);
+  CHECK(autocast_dtype(Precision::kBf16, false, true) == torch::kBFloat16);
+}
+
+TEST_CASE("CPU autocast runs a linear layer in bf16 and leaves no stale weight casts", "[precision]") {
+  torch::manual_seed(3);
+  torch::nn::Linear linear(8, 4);
+  const auto input = torch::randn({2, 8});
+  torch::Tensor first;
+  {
+    AutocastScope scope(torch::kCPU, torch::kBFloat16);
+    first = linear->forward(input);
+  }
+  CHECK(first.scalar_type() == torch::kBFloat16);
+  CHECK(linear->weight.scalar_type() == torch::kFloat32);
+  CHECK(linear->forward(input).scalar_type() == torch::kFloat32);  // off after the scope
+  // The weights change (an optimizer step); the next scope must use the new ones.
+  {
+    torch::NoGradGuard no_grad;
+    linear->weight.add_(1.0);
+  }
+  torch::Tensor second;
+  {
+    AutocastScope scope(torch::kCPU, torch::kBFloat16);
+    second = linear->forward(input);
+  }
+  const auto expected = linear->forward(input);
+  CHECK(torch::allclose(second.to(torch::kFloat32), expected, 0.05, 0.05));
+  CHECK_FALSE(torch::allclose(second.to(torch::kFloat32), first.to(torch::kFloat32), 0.05, 0.05));
+}
