@@ -208,3 +208,19 @@ TEST_CASE("the Reuters reference config, shortened", "[e2e][reuters][shared-data
                      "data.path=" + shared_data_dir() + "/reuters21578"});
   CHECK_THAT(epochs[0].values, Catch::Contains("Top5 Accuracy:"));
 }
+
+TEST_CASE("a bf16 run on CPU trains and says so", "[e2e][precision]") {
+  const std::string dir = fresh_dir("e2e-bf16");
+  const auto result = run_trainer({"run", synthetic_experiment(dir), "--set", "precision=bf16"}, dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const auto epochs = parse_records(result.out);
+  REQUIRE(epochs.size() == 4);
+  CHECK(epochs[3].loss < epochs[0].loss);
+  CHECK_THAT(result.err, Catch::Contains("precision bf16 autocast, fp32 weights"));
+  SECTION("fp16 on a CPU is refused with a hint") {
+    const auto fp16 = run_trainer({"run", synthetic_experiment(dir), "--set", "precision=fp16"}, dir);
+    CHECK(fp16.exit_code == 2);
+    CHECK_THAT(fp16.err, Catch::Contains("on a CPU use bf16"));
+  }
+}
