@@ -224,3 +224,44 @@ TEST_CASE("a bf16 run on CPU trains and says so", "[e2e][precision]") {
     CHECK_THAT(fp16.err, Catch::Contains("on a CPU use bf16"));
   }
 }
+
+namespace {
+
+std::vector<std::string> list_checkpoint_names(const std::string& run_dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(run_dir + "/checkpoints")) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("a batch past memory_limit stops with exit code 6 and the checkpoint intact", "[e2e][memory]") {
+  const std::string dir = fresh_dir("e2e-memory");
+  const std::string experiment = dir + "/wide.yaml";
+  std::ofstream(experiment) << "experiment: {name: wide, seed: 3}\n"
+                               "data:\n  dataset: synthetic\n  synthetic: {train_samples: 2000, valid_samples: 100, "
+                               "shape: [512], classes: 4}\n"
+                               "model:\n  layers:\n    - {type: dense, units: 2048, activation: relu}\n"
+                               "    - {type: dense, units: classes}\n"
+                               "optimizer: {name: adam, lr: 0.001}\ntrain: {epochs: 1, batch_size: 32}\n"
+                               "cpu_threads: 1\nmemory_limit: 64MiB\nlog: {dir: "
+                            << dir << "/runs, run_name: run}\n";
+  const auto first = run_trainer({"run", experiment}, dir);
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  CHECK_THAT(first.err, Catch::Contains("memory budget: 64 MiB") && Catch::Contains("peak memory"));
+  const std::string checkpoint = dir + "/runs/wide/run/checkpoints/epoch-0001.pt";
+  const std::string saved = read_text(checkpoint);
+  REQUIRE_FALSE(saved.empty());
+
+  const auto big = run_trainer({"run", experiment, "--resume", dir + "/runs/wide/run", "--set", "train.epochs=2",
+                                "--set", "train.batch_size=2000"},
+                               dir);
+  INFO(big.err);
+  CHECK(big.exit_code == 6);
+  CHECK_THAT(big.err, Catch::Contains("would exceed memory_limit 64.0 MiB") && Catch::Contains("peak") &&
+                          Catch::Contains("lower train.batch_size (2000 now)"));
+  CHECK(read_text(checkpoint) == saved);
+  CHECK(list_checkpoint_names(dir + "/runs/wide/run") == std::vector<std::string>{"epoch-0001.pt"});
+}

@@ -324,8 +324,8 @@ struct ExperimentConfig {
     v("train", train, "Epochs, batch sizes and cadences.");
     v("devices", devices, "cpu, or a list of cpu entries (cpu,cpu or [cpu, cpu]): one process (rank) per "
       "entry, data-parallel (README 'Data-parallel training'). GPUs: not supported yet.");
-    v("memory_limit", memory_limit, "Per-device memory budget: MiB (4096) or 512MiB, 4GiB; 0 = none "
-                                    "(not supported yet).");
+    v("memory_limit", memory_limit, "Per-device (per-rank) memory budget: MiB (4096) or 512MiB, 4GiB; 0 = none. "
+      "On a CPU it caps what LibTorch allocates; past it the run stops with exit code 6.");
     v("precision", precision, "fp32, or bf16 / fp16: forward pass and loss under autocast in that type, weights "
       "and optimizer in fp32. fp16 is for GPUs (README 'Mixed precision').");
     v("mixed_precision", mixed_precision, "Autocast in the device's natural type: bf16 on CPUs, fp16 on GPUs "

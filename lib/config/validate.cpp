@@ -32,8 +32,6 @@ void validate_devices(const ExperimentConfig& config, ReadContext& context) {
 }
 
 void validate_not_yet_supported(const ExperimentConfig& config, ReadContext& context) {
-  if (config.memory_limit.mib != 0)
-    context.problem(context.location_of("memory_limit"), "memory_limit: not supported yet; use 0");
   // Devices are CPUs (GPUs are refused above), where LibTorch's autocast
   // knows bf16 only.
   if (config.precision == Precision::kFp16)

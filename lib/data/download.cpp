@@ -45,7 +45,12 @@ void download_verified(const DownloadRequest& request) {
   log().info("downloading {} to {}", request.url, request.destination);
 
   write_atomic_with(request.destination, [&](const std::string& tmp) {
-    std::unique_ptr<std::FILE, decltype(&std::fclose)> file(std::fopen(tmp.c_str(), "wb"), std::fclose);
+    // A deleter type of our own: decltype(&std::fclose) carries attributes
+    // that newer compilers warn about dropping.
+    struct CloseFile {
+      void operator()(std::FILE* f) const { std::fclose(f); }
+    };
+    std::unique_ptr<std::FILE, CloseFile> file(std::fopen(tmp.c_str(), "wb"));
     if (!file) throw DataError("cannot write " + tmp);
     std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
     if (!curl) throw DataError("libcurl failed to start");

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "device/memory_budget.h"
 #include "util/logging.h"
 #include "util/stopwatch.h"
 #include "util/torch_compat.h"
@@ -20,6 +21,10 @@ RuntimeInfo configure_runtime(const ExperimentConfig& config, int ranks_on_this_
                                         : std::max(1, cores / std::max(1, ranks_on_this_host));
   torch::set_num_threads(info.threads);
   info.blas = limit_blas_threads(static_cast<int>(config.blas_threads));
+  // Before any tensor exists, so that everything counts against it.
+  set_cpu_memory_budget(config.memory_limit.mib * 1024 * 1024,
+                        "lower train.batch_size (" + std::to_string(config.train.batch_size) +
+                            " now), use precision: bf16, or raise memory_limit; checkpoints already written are intact");
   return info;
 }
 

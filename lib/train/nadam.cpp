@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "util/torch_compat.h"
+
 namespace trainer {
 
 void NAdamOptions::serialize(torch::serialize::OutputArchive& archive) const {
@@ -51,7 +53,7 @@ torch::Tensor NAdam::step(LossClosure closure) {
     for (auto& param : group.params()) {
       if (!param.grad().defined()) continue;
       auto grad = param.grad();
-      auto& slot = state_[c10::guts::to_string(param.unsafeGetTensorImpl())];
+      auto& slot = state_[compat::optimizer_state_key(param)];
       if (!slot) {
         auto fresh = std::make_unique<NAdamParamState>();
         fresh->exp_avg(torch::zeros_like(param, torch::MemoryFormat::Preserve));

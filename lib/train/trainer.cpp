@@ -11,6 +11,7 @@
 #include "data/batch_loader.h"
 #include "data/sampler.h"
 #include "dist/cluster.h"
+#include "device/memory_budget.h"
 #include "dist/gradient_reducer.h"
 #include "train/checkpoint.h"
 #include "train/experiment_setup.h"
@@ -121,6 +122,8 @@ class TrainingLoop {
     if (!cluster_.backend_note().empty()) log().info("{}", cluster_.backend_note());
     log().info("model: {} layers, {} parameters; optimizer {}, lr {}; precision {}", experiment_.model.summary.size(),
                parameters, to_string(config_.optimizer.name), *config_.optimizer.lr, precision_text());
+    if (config_.memory_limit.mib > 0)
+      log().info("memory budget: {} MiB per rank on the CPU (what LibTorch allocates)", config_.memory_limit.mib);
     log().info("batch {} per device, global {}; {} steps per epoch; {} epochs; run directory {}",
                config_.train.batch_size, config_.train.batch_size * cluster_.world_size(), steps_per_epoch_,
                config_.train.epochs, run_.path);
@@ -159,8 +162,11 @@ class TrainingLoop {
       emit_record(format_epoch_record(record, local_time_hms()));
       append_metrics(record);
     }
-    log().info("epoch {}: {:.2f} s ({:.2f} s training), {:.0f} samples/s, data wait {:.2f}% of training", epoch,
-               record.seconds, record.train_seconds, record.samples_per_second, 100.0 * data_wait / record.train_seconds);
+    const MemoryUsage memory = cpu_memory_usage();
+    log().info("epoch {}: {:.2f} s ({:.2f} s training), {:.0f} samples/s, data wait {:.2f}% of training, peak memory "
+               "{:.1f} MiB{}", epoch, record.seconds, record.train_seconds, record.samples_per_second,
+               100.0 * data_wait / record.train_seconds, static_cast<double>(memory.peak_bytes) / 1048576.0,
+               memory.budget_bytes > 0 ? fmt::format(" of {} MiB", memory.budget_bytes / 1048576) : std::string());
     if (reducer_)
       log().info("epoch {}: gradient all-reduce {} buckets per step; waiting for it took {:.2f} s, {:.1f}% of training",
                  epoch, reducer_->stats().buckets_per_step, reducer_->stats().finalize_seconds,

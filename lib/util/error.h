@@ -69,6 +69,12 @@ struct DivergedError : Error {
       : Error(ExitCode::kDiverged, message, std::move(hint)) {}
 };
 
+// An allocation would exceed the memory budget (memory_limit).
+struct OutOfMemoryError : Error {
+  explicit OutOfMemoryError(const std::string& message, std::string hint = {})
+      : Error(ExitCode::kOutOfMemory, message, std::move(hint)) {}
+};
+
 // A requested device does not exist or cannot be used.
 struct DeviceError : Error {
   explicit DeviceError(const std::string& message, std::string hint = {})

@@ -6,6 +6,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/autocast_mode.h>
+#include <c10/core/Allocator.h>
 #include <ATen/core/Generator.h>
 
 namespace trainer::compat {
@@ -56,6 +57,35 @@ inline void set_autocast(at::DeviceType device, bool enabled, at::ScalarType dty
     at::autocast::set_autocast_gpu_dtype(dtype);
     at::autocast::set_enabled(enabled);
   }
+#endif
+}
+
+// c10::Allocator changed in 2.3: allocate() lost its const and copy_data()
+// became pure virtual. Allocators derive from this and implement
+// allocate_bytes().
+class AllocatorBase : public c10::Allocator {
+ public:
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+  c10::DataPtr allocate(size_t bytes) override { return allocate_bytes(bytes); }
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    default_copy_data(dest, src, count);
+  }
+#else
+  c10::DataPtr allocate(size_t bytes) const override { return allocate_bytes(bytes); }
+#endif
+
+ protected:
+  virtual c10::DataPtr allocate_bytes(size_t bytes) const = 0;
+};
+
+// The key of a parameter's entry in torch::optim::Optimizer::state_: its
+// TensorImpl's address, as a string in 1.13 and as the pointer in 2.x. The
+// optimizers' own serialization uses the same keys.
+inline auto optimizer_state_key(const torch::Tensor& parameter) {
+#if TORCH_VERSION_MAJOR >= 2
+  return static_cast<void*>(parameter.unsafeGetTensorImpl());
+#else
+  return c10::guts::to_string(parameter.unsafeGetTensorImpl());
 #endif
 }
 
