@@ -1,7 +1,10 @@
 // Device inventory, device selection and the matrix-product benchmark.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <regex>
+
+namespace fs = std::filesystem;
 
 #include "bench/matmul_report.h"
 #include "cli_runner.h"
@@ -120,5 +123,47 @@ TEST_CASE("trainer bench times a matrix product and prints a checksum", "[device
     CHECK(run_trainer({"bench", "--shape", "8x8"}, dir).exit_code == 2);
     CHECK(run_trainer({"bench", "--dtype", "fp64", "--shape", "8x8x8"}, dir).exit_code == 2);
     CHECK(run_trainer({"bench", "--device", "tpu:0", "--shape", "8x8x8"}, dir).exit_code == 5);
+  }
+}
+
+TEST_CASE("trainer bench FILE times training steps without writing a run", "[bench][e2e]") {
+  const std::string dir = fresh_dir("bench-training");
+  const std::string experiment = dir + "/mlp.yaml";
+  std::ofstream(experiment) << "experiment: {name: mlp, seed: 1}\n"
+                               "data:\n  dataset: synthetic\n  synthetic: {train_samples: 600, valid_samples: 50, "
+                               "shape: [256], classes: 4}\n"
+                               "model:\n  layers:\n    - {type: dense, units: 2048, activation: relu}\n"
+                               "    - {type: dense, units: classes}\n"
+                               "train: {batch_size: 16}\ncpu_threads: 1\nlog: {dir: "
+                            << dir << "/runs}\n";
+  const auto text = run_trainer({"bench", experiment, "--steps", "5", "--warmup", "1"}, dir);
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("training step of mlp, batch 16, fp32, 5 steps") &&
+                           Catch::Contains("step time: data") && Catch::Contains("peak memory"));
+  CHECK_FALSE(fs::exists(dir + "/runs"));
+  const auto json = run_trainer({"bench", experiment, "--steps", "3", "--json"}, dir);
+  REQUIRE(json.exit_code == 0);
+  CHECK(number_after(json.out, "steps") == 3);
+  CHECK(number_after(json.out, "samples_per_second") > 0);
+  CHECK(number_after(json.out, "peak_memory_bytes") > 600 * 256 * 4);  // the data set alone
+
+  SECTION("--find-max-batch finds the largest batch under the budget") {
+    const auto found = run_trainer({"bench", experiment, "--steps", "2", "--find-max-batch", "--json", "--set",
+                                    "memory_limit=16MiB"},
+                                   dir);
+    INFO(found.err);
+    REQUIRE(found.exit_code == 0);
+    const double max_batch = number_after(found.out, "max_batch");
+    CHECK(max_batch >= 16);
+    CHECK(max_batch < 600);
+    // One more sample than the largest that fits does not fit.
+    const auto over = run_trainer({"bench", experiment, "--steps", "2", "--set", "memory_limit=16MiB", "--set",
+                                   "train.batch_size=" + std::to_string(static_cast<int>(max_batch) + 1)},
+                                  dir);
+    CHECK(over.exit_code == 6);
+  }
+  SECTION("--find-max-batch without a budget is a usage error") {
+    CHECK(run_trainer({"bench", experiment, "--find-max-batch"}, dir).exit_code == 2);
   }
 }
