@@ -35,8 +35,12 @@ else()
 endif()
 message(STATUS "LibTorch CUDA support: ${TRAINER_TORCH_HAS_CUDA}")
 
-# yaml-cpp 0.7 exports the target `yaml-cpp`; older configs only set variables.
-if(NOT TARGET yaml-cpp)
+# yaml-cpp 0.7 (Debian 12) exports the target `yaml-cpp`, 0.8 (Debian 13)
+# `yaml-cpp::yaml-cpp`; older configs only set variables.
+if(NOT TARGET yaml-cpp AND TARGET yaml-cpp::yaml-cpp)
+  add_library(yaml-cpp INTERFACE IMPORTED)
+  set_target_properties(yaml-cpp PROPERTIES INTERFACE_LINK_LIBRARIES yaml-cpp::yaml-cpp)
+elseif(NOT TARGET yaml-cpp)
   add_library(yaml-cpp INTERFACE IMPORTED)
   set_target_properties(yaml-cpp PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES "${YAML_CPP_INCLUDE_DIR}"
