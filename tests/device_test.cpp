@@ -8,6 +8,7 @@ namespace fs = std::filesystem;
 
 #include "bench/matmul_report.h"
 #include "cli_runner.h"
+#include "experiment_files.h"
 #include "device/cpu_info.h"
 #include "util/error.h"
 
@@ -128,14 +129,9 @@ TEST_CASE("trainer bench times a matrix product and prints a checksum", "[device
 
 TEST_CASE("trainer bench FILE times training steps without writing a run", "[bench][e2e]") {
   const std::string dir = fresh_dir("bench-training");
-  const std::string experiment = dir + "/mlp.yaml";
-  std::ofstream(experiment) << "experiment: {name: mlp, seed: 1}\n"
-                               "data:\n  dataset: synthetic\n  synthetic: {train_samples: 600, valid_samples: 50, "
-                               "shape: [256], classes: 4}\n"
-                               "model:\n  layers:\n    - {type: dense, units: 2048, activation: relu}\n"
-                               "    - {type: dense, units: classes}\n"
-                               "train: {batch_size: 16}\ncpu_threads: 1\nlog: {dir: "
-                            << dir << "/runs}\n";
+  MlpExperiment spec;
+  spec.extra = "train: {batch_size: 16}\n";
+  const std::string experiment = write_mlp_experiment(dir, spec);
   const auto text = run_trainer({"bench", experiment, "--steps", "5", "--warmup", "1"}, dir);
   INFO(text.err);
   REQUIRE(text.exit_code == 0);

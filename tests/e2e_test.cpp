@@ -8,6 +8,7 @@
 
 #include "cli_runner.h"
 #include "epoch_records.h"
+#include "experiment_files.h"
 
 using namespace trainer::testing;
 namespace fs = std::filesystem;
@@ -238,15 +239,13 @@ std::vector<std::string> list_checkpoint_names(const std::string& run_dir) {
 
 TEST_CASE("a batch past memory_limit stops with exit code 6 and the checkpoint intact", "[e2e][memory]") {
   const std::string dir = fresh_dir("e2e-memory");
-  const std::string experiment = dir + "/wide.yaml";
-  std::ofstream(experiment) << "experiment: {name: wide, seed: 3}\n"
-                               "data:\n  dataset: synthetic\n  synthetic: {train_samples: 2000, valid_samples: 100, "
-                               "shape: [512], classes: 4}\n"
-                               "model:\n  layers:\n    - {type: dense, units: 2048, activation: relu}\n"
-                               "    - {type: dense, units: classes}\n"
-                               "optimizer: {name: adam, lr: 0.001}\ntrain: {epochs: 1, batch_size: 32}\n"
-                               "cpu_threads: 1\nmemory_limit: 64MiB\nlog: {dir: "
-                            << dir << "/runs, run_name: run}\n";
+  MlpExperiment spec;
+  spec.name = "wide";
+  spec.run_name = "run";
+  spec.samples = 2000;
+  spec.features = 512;
+  spec.extra = "optimizer: {name: adam, lr: 0.001}\ntrain: {epochs: 1, batch_size: 32}\nmemory_limit: 64MiB\n";
+  const std::string experiment = write_mlp_experiment(dir, spec);
   const auto first = run_trainer({"run", experiment}, dir);
   INFO(first.err);
   REQUIRE(first.exit_code == 0);

@@ -8,6 +8,21 @@
 
 using namespace trainer;
 
+namespace {
+
+// One rank, on a free port, asking for an NCCL group on GPU 0.
+std::unique_ptr<Communicator> connect_one_rank_with_nccl() {
+  LaunchInfo launch;
+  launch.master_port = find_free_port();
+  ConnectOptions options;
+  options.connect_timeout_seconds = 30;
+  options.collective_timeout_seconds = 30;
+  options.nccl_device = 0;
+  return connect_c10d(launch, options);
+}
+
+}  // namespace
+
 TEST_CASE("NCCL carries CUDA tensors and Gloo CPU tensors", "[dist][gpu]") {
   if (!nccl_compiled_in()) {
     WARN("SKIPPED: this LibTorch has no NCCL (a CPU build)");
@@ -17,13 +32,7 @@ TEST_CASE("NCCL carries CUDA tensors and Gloo CPU tensors", "[dist][gpu]") {
     WARN("SKIPPED: no GPU");
     return;
   }
-  LaunchInfo launch;
-  launch.master_port = find_free_port();
-  ConnectOptions options;
-  options.connect_timeout_seconds = 30;
-  options.collective_timeout_seconds = 30;
-  options.nccl_device = 0;
-  const auto communicator = connect_c10d(launch, options);
+  const auto communicator = connect_one_rank_with_nccl();
   CHECK_THAT(communicator->describe(), Catch::StartsWith("gloo + nccl"));
   auto on_gpu = torch::arange(4, torch::dtype(torch::kFloat32).device(torch::kCUDA, 0));
   communicator->all_reduce(on_gpu);  // one rank: the sum is the tensor itself
@@ -40,10 +49,5 @@ TEST_CASE("asking for NCCL without it is a clear error", "[dist][gpu]") {
     WARN("SKIPPED: this LibTorch has NCCL");
     return;
   }
-  LaunchInfo launch;
-  launch.master_port = find_free_port();
-  ConnectOptions options;
-  options.connect_timeout_seconds = 10;
-  options.nccl_device = 0;
-  CHECK_THROWS_WITH(connect_c10d(launch, options), Catch::Contains("NCCL was asked for") && Catch::Contains("no CUDA"));
+  CHECK_THROWS_WITH(connect_one_rank_with_nccl(), Catch::Contains("NCCL was asked for") && Catch::Contains("no CUDA"));
 }

@@ -1,0 +1,32 @@
+#pragma once
+// Experiment files written by tests: a one-hidden-layer MLP on synthetic data.
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+namespace trainer::testing {
+
+struct MlpExperiment {
+  std::string name = "mlp";
+  int64_t samples = 600;   // training samples; 50 more for validation
+  int64_t features = 256;  // floats per sample
+  int64_t units = 2048;    // hidden layer width
+  std::string run_name;    // empty: the start time
+  std::string extra;       // further top-level YAML lines
+};
+
+// Writes DIR/NAME.yaml (runs go to DIR/runs) and returns its path.
+inline std::string write_mlp_experiment(const std::string& dir, const MlpExperiment& spec) {
+  const std::string path = dir + "/" + spec.name + ".yaml";
+  std::ofstream(path) << "experiment: {name: " << spec.name << ", seed: 3}\n"
+                      << "data:\n  dataset: synthetic\n  synthetic: {train_samples: " << spec.samples
+                      << ", valid_samples: 50, shape: [" << spec.features << "], classes: 4}\n"
+                      << "model:\n  layers:\n    - {type: dense, units: " << spec.units << ", activation: relu}\n"
+                      << "    - {type: dense, units: classes}\n"
+                      << "cpu_threads: 1\nlog: {dir: " << dir << "/runs"
+                      << (spec.run_name.empty() ? "" : ", run_name: " + spec.run_name) << "}\n"
+                      << spec.extra;
+  return path;
+}
+
+}  // namespace trainer::testing
