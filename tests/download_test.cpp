@@ -54,7 +54,7 @@ TEST_CASE("downloads from a real HTTP server on loopback, verified", "[data][dow
       download_verified({"http://127.0.0.1:" + std::to_string(closed) + "/x.npz", "", cache + "/x.npz"});
       FAIL("a download from a closed port succeeded");
     } catch (const DataError& e) {
-      CHECK_THAT(e.what(), Catch::Contains("failed") && Catch::Contains("Couldn't connect"));
+      CHECK_THAT(e.what(), Catch::Contains("failed") && Catch::Contains("connect", Catch::CaseSensitive::No));
       CHECK_THAT(e.hint(), Catch::Contains("put the file at " + cache + "/x.npz"));
     }
     CHECK(fs::is_empty(cache));
