@@ -69,7 +69,8 @@ install_in() {  # ROOT PACKAGES...
   shift
   in_root "$root" "apt-get install -y -qq --no-install-recommends $* >/var/log/trainer-install.log 2>&1 ||
     { tail -30 /var/log/trainer-install.log; exit 1; }
-    apt-get install -y -qq --no-install-recommends -t bookworm catch2 >>/var/log/trainer-install.log 2>&1"
+    apt-get install -y -qq --no-install-recommends --allow-downgrades catch2/bookworm >>/var/log/trainer-install.log 2>&1 ||
+    { tail -30 /var/log/trainer-install.log; exit 1; }"
 }
 
 check_cpu() {
@@ -87,7 +88,8 @@ check_cuda() {
   make_root "$root"
   # nvidia-cudnn would fetch cuDNN from NVIDIA: decline, the headers suffice.
   in_root "$root" "echo 'nvidia-cudnn nvidia-cudnn/question select I Decline' | debconf-set-selections"
-  install_in "$root" "$build_packages libtorch-cuda-dev libnccl-dev nvidia-cuda-toolkit-gcc"
+  # The CUDA LibTorch comes with its own Gloo (libgloo-cuda-dev conflicts with libgloo-dev).
+  install_in "$root" "${build_packages/libgloo-dev/libgloo-cuda-dev} libtorch-cuda-dev libnccl-dev nvidia-cuda-toolkit-gcc"
   echo "check-libtorch2: compiling and linking the CUDA/NCCL paths against $(in_root "$root" "dpkg-query -W -f='\${Version}' libtorch-cuda-dev")"
   in_root "$root" "cmake -S /src -B /build-cuda -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=OFF \
       -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined >/build-cuda.configure.log 2>&1 || { tail -30 /build-cuda.configure.log; exit 1; }
