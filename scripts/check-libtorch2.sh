@@ -91,11 +91,14 @@ check_cuda() {
   # The CUDA LibTorch comes with its own Gloo (libgloo-cuda-dev conflicts with libgloo-dev).
   install_in "$root" "${build_packages/libgloo-dev/libgloo-cuda-dev} libtorch-cuda-dev libnccl-dev nvidia-cuda-toolkit-gcc"
   echo "check-libtorch2: compiling and linking the CUDA/NCCL paths against $(in_root "$root" "dpkg-query -W -f='\${Version}' libtorch-cuda-dev")"
+  # The trainer and every torch test object (the GPU tests among them) are
+  # built; test executables are not linked, as listing their tests would run
+  # them, and they need cuDNN.
   in_root "$root" "cmake -S /src -B /build-cuda -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=OFF \
       -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined >/build-cuda.configure.log 2>&1 || { tail -30 /build-cuda.configure.log; exit 1; }
     grep -q USE_C10D_NCCL /build-cuda/lib/dist/CMakeFiles/trainer_dist.dir/flags.make ||
       { echo 'check-libtorch2: the CUDA Torch target did not define USE_C10D_NCCL'; exit 1; }
-    cmake --build /build-cuda -j$jobs 2>&1 | grep -E 'error|warning|Error' -A3 | head -60
+    cmake --build /build-cuda -j$jobs --target trainer trainer_torch_test_objects 2>&1 | grep -E 'error|warning|Error' -A3 | head -60
     test -x /build-cuda/trainer && nm -C /build-cuda/trainer | grep -q 'c10d::ProcessGroupNCCL::ProcessGroupNCCL' &&
       echo 'check-libtorch2: CUDA build linked, with the NCCL group compiled in'"
 }
