@@ -2,28 +2,24 @@
 
 #include <cstdio>
 
+#include "util/text.h"
+
 namespace trainer {
-namespace {
-
-double mib(int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
-
-}  // namespace
-
 std::string format_training_bench_text(const TrainingBenchResult& r) {
   char text[1024];
   const double total = r.times.total();
   auto share = [&](double part) { return total > 0 ? 100.0 * part / total : 0.0; };
+  const std::string budget = r.memory_budget_bytes > 0 ? " of a " + format_mib(r.memory_budget_bytes) + " budget" : "";
   std::snprintf(text, sizeof text,
                 "training step of %s, batch %lld, %s, %lld steps after warm-up\n"
                 "steps/s %.2f, samples/s %.0f\n"
                 "step time: data %.1f%%, forward %.1f%%, backward %.1f%%, optimizer %.1f%%, gradient sync 0%% (one "
                 "process)\n"
-                "peak memory %.1f MiB%s\n",
+                "peak memory %s%s\n",
                 r.experiment.c_str(), static_cast<long long>(r.batch_size), r.precision.c_str(),
                 static_cast<long long>(r.steps), r.steps_per_second(), r.samples_per_second(), share(r.times.data),
-                share(r.times.forward), share(r.times.backward), share(r.times.optimizer), mib(r.peak_memory_bytes),
-                r.memory_budget_bytes > 0 ? (" of a " + std::to_string(r.memory_budget_bytes / 1048576) + " MiB budget").c_str()
-                                          : "");
+                share(r.times.forward), share(r.times.backward), share(r.times.optimizer),
+                format_mib(r.peak_memory_bytes).c_str(), budget.c_str());
   std::string out = text;
   if (r.max_batch > 0) out += "largest batch that fits the budget: " + std::to_string(r.max_batch) + "\n";
   return out;

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "device/device_inventory.h"
+#include "util/text.h"
 
 namespace trainer {
 namespace {
@@ -21,8 +22,6 @@ std::string join_isa(const CpuInfo& cpu) {
   for (const auto& flag : cpu.isa) out += (out.empty() ? "" : " ") + flag;
   return out.empty() ? "none of interest" : out;
 }
-
-std::string mib(int64_t bytes) { return std::to_string(bytes / (1024 * 1024)) + " MiB"; }
 
 const char* yes_no(bool value) { return value ? "yes" : "no"; }
 
@@ -44,7 +43,7 @@ std::string format_inventory_text(const DeviceInventory& inventory) {
   if (inventory.gpus.empty()) out += "gpu      none visible\n";
   for (const auto& gpu : inventory.gpus) {
     std::snprintf(line, sizeof line, "gpu:%-4d %s, %s total, %s free, compute capability %d.%d\n", gpu.index,
-                  gpu.name.c_str(), mib(gpu.total_bytes).c_str(), mib(gpu.free_bytes).c_str(), gpu.major, gpu.minor);
+                  gpu.name.c_str(), format_mib(gpu.total_bytes).c_str(), format_mib(gpu.free_bytes).c_str(), gpu.major, gpu.minor);
     out += line;
   }
   out += "libtorch " + build.torch_version + "; CUDA " + (build.cuda ? build.cuda_version : std::string("no")) +

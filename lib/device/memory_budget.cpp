@@ -8,16 +8,11 @@
 #include <unordered_map>
 
 #include "util/error.h"
+#include "util/text.h"
 #include "util/torch_compat.h"
 
 namespace trainer {
 namespace {
-
-std::string mib(int64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
-  return text;
-}
 
 // Counts what it hands out. The context of each DataPtr is the data pointer
 // itself (LibTorch's raw_allocate() insists on that), so the sizes are kept
@@ -47,8 +42,9 @@ class BudgetAllocator final : public compat::AllocatorBase {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (budget_ > 0 && current_ + size > budget_)
-        throw OutOfMemoryError("cpu: allocating " + mib(size) + " would exceed memory_limit " + mib(budget_) + " (" +
-                                   mib(current_) + " in use, peak " + mib(peak_) + ")",
+        throw OutOfMemoryError("cpu: allocating " + format_mib(size) + " would exceed memory_limit " +
+                                   format_mib(budget_) + " (" + format_mib(current_) + " in use, peak " +
+                                   format_mib(peak_) + ")",
                                what_to_try_);
       current_ += size;
       peak_ = std::max(peak_, current_);

@@ -65,9 +65,9 @@ class StoreConnection : public KeyValueStore {
   c10::intrusive_ptr<c10d::Store> store_;
 };
 
-class GlooCollective : public PendingCollective {
+class C10dCollective : public PendingCollective {
  public:
-  GlooCollective(c10::intrusive_ptr<c10d::Work> work, std::string what, std::function<std::string()> explain)
+  C10dCollective(c10::intrusive_ptr<c10d::Work> work, std::string what, std::function<std::string()> explain)
       : work_(std::move(work)), what_(std::move(what)), explain_(std::move(explain)) {}
   void wait() override {
     try {
@@ -175,13 +175,12 @@ class C10dCommunicator : public Communicator {
   }
 
   std::unique_ptr<KeyValueStore> open_store() override {
-    LaunchInfo client = launch_;
-    return std::make_unique<StoreConnection>(open_tcp_store(client, /*server=*/false, 10.0));
+    return std::make_unique<StoreConnection>(open_tcp_store(launch_, /*server=*/false, 10.0));
   }
 
  private:
   std::unique_ptr<PendingCollective> wrap(c10::intrusive_ptr<c10d::Work> work, std::string what) {
-    return std::make_unique<GlooCollective>(std::move(work), std::move(what), [this] { return explain_failure(); });
+    return std::make_unique<C10dCollective>(std::move(work), std::move(what), [this] { return explain_failure(); });
   }
 
   // A rank started with another WORLD_SIZE, or twice with one rank, would

@@ -164,9 +164,9 @@ class TrainingLoop {
     }
     const MemoryUsage memory = cpu_memory_usage();
     log().info("epoch {}: {:.2f} s ({:.2f} s training), {:.0f} samples/s, data wait {:.2f}% of training, peak memory "
-               "{:.1f} MiB{}", epoch, record.seconds, record.train_seconds, record.samples_per_second,
-               100.0 * data_wait / record.train_seconds, static_cast<double>(memory.peak_bytes) / 1048576.0,
-               memory.budget_bytes > 0 ? fmt::format(" of {} MiB", memory.budget_bytes / 1048576) : std::string());
+               "{}{}", epoch, record.seconds, record.train_seconds, record.samples_per_second,
+               100.0 * data_wait / record.train_seconds, format_mib(memory.peak_bytes),
+               memory.budget_bytes > 0 ? " of " + format_mib(memory.budget_bytes) : std::string());
     if (reducer_)
       log().info("epoch {}: gradient all-reduce {} buckets per step; waiting for it took {:.2f} s, {:.1f}% of training",
                  epoch, reducer_->stats().buckets_per_step, reducer_->stats().finalize_seconds,

@@ -61,3 +61,13 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
 }
 
 }  // namespace trainer
+
+namespace trainer {
+
+std::string format_mib(int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return text;
+}
+
+}  // namespace trainer

@@ -1,5 +1,6 @@
 #pragma once
 // Small text helpers shared across the libraries.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ std::string format_float9(float value);
 // Local time as HH:MM:SS, and as YYYYmmdd-HHMMSS for directory names.
 std::string local_time_hms();
 std::string local_timestamp_compact();
+
+// "12.3 MiB": memory sizes in logs and reports.
+std::string format_mib(int64_t bytes);
 
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
 
