@@ -3,7 +3,10 @@
 # trainer against the LibTorch inside that PyTorch (torch.utils.cmake_prefix_path)
 # in build-gpu/, prints the device inventory, runs the matrix-product
 # benchmark on the CPU and the first GPU side by side, and runs the GPU tests
-# (NCCL group, device selection); the rest of the suite follows.
+# (tests/gpu_e2e_test.cpp, tests/gpu_nccl_test.cpp: training on gpu:0 with the
+# device mapping logged, fp16 with loss scaling and bf16, the memory budget
+# enforced with exit code 6, bench cpu,gpu:0, two ranks sharing a GPU, and
+# with two GPUs or more, data-parallel over NCCL); the rest of the suite follows.
 # GPU tests skip with a message where no GPU exists, so this also runs, and
 # says so, on a machine without one.
 #
@@ -32,5 +35,6 @@ else
 fi
 cd build-gpu
 ctest --output-on-failure -R "NCCL|GPU|gpu" 2>&1 | tee gpu-tests.log
-grep -q "SKIPPED" Testing/Temporary/LastTest.log && echo "gpu-check: some GPU tests skipped (see above)"
+skipped=$(grep -c "SKIPPED" Testing/Temporary/LastTest.log || true)
+echo "gpu-check: $skipped GPU test(s) skipped"
 ctest --output-on-failure -j"$(nproc)"

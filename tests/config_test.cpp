@@ -117,8 +117,18 @@ TEST_CASE("command-line overrides go through the same checks", "[config]") {
 
 TEST_CASE("cross-field checks", "[config]") {
   CHECK_THAT(problems_of(std::string(kMinimal) + "metrics: [acuracy]\n")[0], Catch::Contains("unknown metric 'acuracy'"));
-  CHECK_THAT(problems_of(std::string(kMinimal) + "devices: gpu:0,1\n")[0],
-             Catch::Contains("only cpu entries are supported yet"));
+  CHECK(problems_of(std::string(kMinimal) + "devices: gpu:0,1\n").empty());
+  CHECK(problems_of(std::string(kMinimal) + "devices: gpu:all\n").empty());
+  CHECK(problems_of(std::string(kMinimal) + "devices: gpu:0,0\nprecision: fp16\n").empty());
+  CHECK_THAT(problems_of(std::string(kMinimal) + "devices: cpu,gpu:0\n")[0],
+             Catch::Contains("cpu and gpu entries cannot be mixed"));
+  CHECK_THAT(problems_of(std::string(kMinimal) + "devices: [gpu:all, gpu:1]\n")[0],
+             Catch::Contains("gpu:all stands alone"));
+  CHECK(problems_of(std::string(kMinimal) + "loss_scale: {mode: dynamic, initial: 1024, growth_interval: 10}\n").empty());
+  CHECK_THAT(problems_of(std::string(kMinimal) + "loss_scale: {mode: sometimes}\n")[0],
+             Catch::Contains("loss_scale.mode"));
+  CHECK_THAT(problems_of(std::string(kMinimal) + "loss_scale: {growth_interval: 0}\n")[0],
+             Catch::Contains("loss_scale.growth_interval"));
   CHECK(problems_of(std::string(kMinimal) + "devices: cpu,cpu,cpu\n").empty());
   CHECK_THAT(problems_of(std::string(kMinimal) + "devices: tpu\n")[0], Catch::Contains("'tpu' is not a device"));
   CHECK(problems_of(std::string(kMinimal) + "precision: bf16\n").empty());

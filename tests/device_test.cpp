@@ -10,6 +10,7 @@ namespace fs = std::filesystem;
 #include "cli_runner.h"
 #include "experiment_files.h"
 #include "device/cpu_info.h"
+#include "device/device_list.h"
 #include "util/error.h"
 
 using namespace trainer;
@@ -61,6 +62,51 @@ TEST_CASE("/proc/cpuinfo gives model, cores and the instruction sets", "[device]
   CHECK(peak->gflops == Approx(2 * 2.0 * 64));
   CHECK_THAT(peak->basis, Catch::Contains("AVX-512 FMA"));
   CHECK_FALSE(fp32_peak(parse_cpuinfo("processor : 0\n")));
+}
+
+TEST_CASE("default intra-op threads: usable physical cores split between a host's ranks", "[device]") {
+  CHECK(threads_per_rank(64, 128, 128, 2) == 32);  // hyper-threads are not cores
+  CHECK(threads_per_rank(64, 128, 16, 1) == 8);    // taskset -c 0-15: 8 cores
+  CHECK(threads_per_rank(8, 8, 8, 3) == 2);
+  CHECK(threads_per_rank(2, 2, 2, 4) == 1);         // never 0
+  CHECK(threads_per_rank(4, 4, 0, 1) == 4);         // affinity unknown
+}
+
+TEST_CASE("gpu:N maps to the physical GPU through CUDA_VISIBLE_DEVICES", "[device]") {
+  CHECK(physical_gpu_id(nullptr, 2) == "2");
+  CHECK(physical_gpu_id("2,3", 0) == "2");
+  CHECK(physical_gpu_id("2,3", 1) == "3");
+  CHECK(physical_gpu_id("GPU-8f2c, GPU-11ab", 1) == "GPU-11ab");
+  CHECK(physical_gpu_id("0", 3) == "?");
+}
+
+TEST_CASE("a GPU that is not there fails before any work with exit code 5", "[device][e2e]") {
+  const std::string dir = fresh_dir("device-missing-gpu");
+  MlpExperiment spec;
+  spec.run_name = "run";
+  const std::string experiment = write_mlp_experiment(dir, spec);
+  // gpu:99 exists on no machine: this holds with and without CUDA.
+  for (const std::string devices : {"gpu:99", "gpu:0,99"}) {
+    INFO(devices);
+    const auto result = run_trainer({"run", experiment, "--devices", devices}, dir);
+    CHECK(result.exit_code == 5);
+    CHECK_THAT(result.err, Catch::Contains("gpu:99") &&
+                               (Catch::Contains("does not exist") || Catch::Contains("this LibTorch has no CUDA")));
+    CHECK_THAT(result.err, !Catch::Contains("starting 2 rank(s)") && !Catch::Contains("data:"));
+    CHECK_FALSE(fs::exists(dir + "/runs"));
+  }
+  CHECK(run_trainer({"bench", experiment, "--set", "devices=gpu:99"}, dir).exit_code == 5);
+  SECTION("without CUDA every GPU entry is refused, gpu:all included") {
+    if (run_trainer({"devices"}, dir).out.find("CUDA: no") == std::string::npos) {
+      WARN("SKIPPED: this LibTorch has CUDA");
+      return;
+    }
+    for (const std::string devices : {"gpu:0", "gpu:all"}) {
+      const auto result = run_trainer({"run", experiment, "--devices", devices}, dir);
+      CHECK(result.exit_code == 5);
+      CHECK_THAT(result.err, Catch::Contains(devices + " asked for, but this LibTorch has no CUDA"));
+    }
+  }
 }
 
 TEST_CASE("matmul shapes are MxKxN", "[device][bench]") {
@@ -116,9 +162,9 @@ TEST_CASE("trainer bench times a matrix product and prints a checksum", "[device
     CHECK(number_after(bf16.out, "checksum") == Approx(number_after(first.out, "checksum")).epsilon(0.02));
   }
   SECTION("a GPU where there is none is a device error") {
-    const auto gpu = run_trainer({"bench", "--device", "gpu:0", "--shape", "8x8x8"}, dir);
+    const auto gpu = run_trainer({"bench", "--device", "gpu:99", "--shape", "8x8x8"}, dir);
     CHECK(gpu.exit_code == 5);
-    CHECK_THAT(gpu.err, Catch::Contains("gpu:0 was asked for"));
+    CHECK_THAT(gpu.err, Catch::Contains("gpu:99"));
   }
   SECTION("malformed options are usage errors") {
     CHECK(run_trainer({"bench", "--shape", "8x8"}, dir).exit_code == 2);
@@ -135,7 +181,7 @@ TEST_CASE("trainer bench FILE times training steps without writing a run", "[ben
   const auto text = run_trainer({"bench", experiment, "--steps", "5", "--warmup", "1"}, dir);
   INFO(text.err);
   REQUIRE(text.exit_code == 0);
-  CHECK_THAT(text.out, Catch::Contains("training step of mlp, batch 16, fp32, 5 steps") &&
+  CHECK_THAT(text.out, Catch::Contains("training step of mlp on cpu, batch 16, fp32, 5 steps") &&
                            Catch::Contains("step time: data") && Catch::Contains("peak memory"));
   CHECK_FALSE(fs::exists(dir + "/runs"));
   const auto json = run_trainer({"bench", experiment, "--steps", "3", "--json"}, dir);

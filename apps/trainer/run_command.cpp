@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "config/config_loader.h"
+#include "device/device_list.h"
 #include "dist/launch_env.h"
 #include "dist/supervisor.h"
 #include "train/run_dir.h"
@@ -63,7 +64,9 @@ void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& globa
     selected = [args, &global] {
       auto overrides = args->experiment.overrides;
       if (!args->devices.empty()) overrides.push_back("devices=" + args->devices);
-      const ExperimentConfig config = load_experiment(args->experiment.file, overrides);
+      ExperimentConfig config = load_experiment(args->experiment.file, overrides);
+      // Before any rank starts: a GPU that is not there is exit code 5 now.
+      config.devices.entries = expand_devices(config.devices.entries);
       RunOptions options;
       options.config_path = args->experiment.file;
       options.resume = args->resume;

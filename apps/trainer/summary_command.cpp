@@ -14,7 +14,7 @@ void add_summary_command(CLI::App& app, Action& selected) {
   command->callback([args, &selected] {
     selected = [args] {
       const ExperimentConfig config = load_experiment(args->file, args->overrides);
-      configure_runtime(config);
+      configure_runtime(config, torch::kCPU);
       // The data set decides input shape, vocabulary and classes.
       const DataSplits data = load_dataset(config.data, config.experiment.seed);
       const Model model = build_seeded_model(config, data.info);

@@ -2,11 +2,12 @@
 
 #include "data/batch_loader.h"
 #include "data/sampler.h"
-#include "device/memory_budget.h"
+#include "device/device_memory.h"
+#include "device/device_select.h"
 #include "train/experiment_setup.h"
 #include "train/loss.h"
 #include "train/optimizer_factory.h"
-#include "train/precision_forward.h"
+#include "train/mixed_precision.h"
 #include "util/error.h"
 #include "util/logging.h"
 #include "util/stopwatch.h"
@@ -16,11 +17,12 @@ namespace {
 
 class StepRunner {
  public:
-  explicit StepRunner(const ExperimentConfig& config)
+  StepRunner(const ExperimentConfig& config, const torch::Device& device)
       : config_(config),
-        experiment_(prepare_experiment(config)),
+        device_(device),
+        experiment_(prepare_experiment(config, device)),
         optimizer_(make_optimizer(config.optimizer, experiment_.model.net->parameters())),
-        autocast_(run_autocast_dtype(config)) {}
+        precision_(config, device) {}
 
   int64_t train_size() const { return experiment_.data.train.size(); }
 
@@ -43,14 +45,20 @@ class StepRunner {
       Stopwatch clock;
       auto next = loader.next();
       if (!next) break;
+      const auto inputs = next->inputs.to(device_);
+      const auto labels = next->labels.to(device_);
+      synchronize();
       const double data = clock.seconds();
       model.net->zero_grad(/*set_to_none=*/true);
-      const auto output = forward_in_precision(model, next->inputs, autocast_);
-      const auto loss = compute_loss(config_.loss, output, next->labels, model.final_softmax);
+      const auto output = precision_.forward(model, inputs);
+      const auto loss = compute_loss(config_.loss, output, labels, model.final_softmax);
+      synchronize();
       const double forward = clock.seconds();
-      loss.backward();
+      precision_.backward(loss);
+      synchronize();
       const double backward = clock.seconds();
-      optimizer_->step();
+      if (precision_.unscale_and_check(model.net->parameters())) optimizer_->step();
+      synchronize();
       const double done = clock.seconds();
       if (times) {
         times->data += data;
@@ -68,14 +76,25 @@ class StepRunner {
       return true;
     } catch (const OutOfMemoryError&) {
       return false;
+    } catch (const c10::OutOfMemoryError&) {
+      return false;
     }
+  }
+
+  const torch::Device& device() const { return device_; }
+  const MixedPrecision& precision() const { return precision_; }
+
+  // GPU work is asynchronous: a phase ends when the device has finished it.
+  void synchronize() const {
+    if (device_.is_cuda()) torch::cuda::synchronize(device_.index());
   }
 
  private:
   const ExperimentConfig& config_;
+  torch::Device device_;
   Experiment experiment_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  torch::ScalarType autocast_;
+  MixedPrecision precision_;
 };
 
 int64_t largest_fitting_batch(StepRunner& runner, int64_t start) {
@@ -103,19 +122,20 @@ TrainingBenchResult run_training_bench(const std::string& experiment_name, const
                                        const TrainingBenchOptions& options) {
   if (options.find_max_batch && config.memory_limit.mib == 0)
     throw UsageError("--find-max-batch needs a memory budget", "set memory_limit, e.g. --set memory_limit=2GiB");
-  configure_runtime(config);
-  StepRunner runner(config);
+  const torch::Device device = resolve_device(expand_devices(config.devices.entries).front());
+  configure_runtime(config, device);
+  StepRunner runner(config, device);
   TrainingBenchResult result;
   result.experiment = experiment_name;
-  const auto dtype = run_autocast_dtype(config);
-  result.precision = dtype == torch::kFloat32 ? "fp32" : dtype == torch::kBFloat16 ? "bf16 autocast" : "fp16 autocast";
+  result.device = device.str();
+  result.precision = runner.precision().describe();
   result.batch_size = config.train.batch_size;
   result.steps = options.steps;
   result.memory_budget_bytes = config.memory_limit.mib * 1024 * 1024;
   runner.run(config.train.batch_size, options.warmup, nullptr);
-  reset_cpu_memory_peak();
+  reset_device_memory_peak(device);
   runner.run(config.train.batch_size, options.steps, &result.times);
-  result.peak_memory_bytes = cpu_memory_usage().peak_bytes;
+  result.peak_memory_bytes = device_memory_usage(device).peak_bytes;
   if (options.find_max_batch) result.max_batch = largest_fitting_batch(runner, config.train.batch_size);
   return result;
 }

@@ -13,6 +13,7 @@ struct StepTimes {
 
 struct TrainingBenchResult {
   std::string experiment;
+  std::string device;  // "cpu", "cuda:0"
   std::string precision;
   int64_t batch_size = 0;
   int64_t steps = 0;  // measured, after the warm-up

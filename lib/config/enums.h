@@ -80,6 +80,13 @@ template <> struct EnumTable<Precision> {
       {Precision::kFp32, "fp32"}, {Precision::kBf16, "bf16"}, {Precision::kFp16, "fp16"}};
 };
 
+// Dynamic loss scaling: with fp16 only (auto), on every run, or never.
+enum class LossScaling { kAuto, kDynamic, kOff };
+template <> struct EnumTable<LossScaling> {
+  static constexpr EnumName<LossScaling> entries[] = {
+      {LossScaling::kAuto, "auto"}, {LossScaling::kDynamic, "dynamic"}, {LossScaling::kOff, "off"}};
+};
+
 enum class ConvPadding { kValid, kSame, kExplicit };
 template <> struct EnumTable<ConvPadding> {
   static constexpr EnumName<ConvPadding> entries[] = {

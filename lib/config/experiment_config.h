@@ -297,6 +297,21 @@ struct DistConfig {
   }
 };
 
+struct LossScaleConfig {
+  LossScaling mode = LossScaling::kAuto;
+  double initial = 65536;
+  int64_t growth_interval = 2000;
+
+  template <class V> void visit_fields(V& v) {
+    v("mode", mode, "auto: dynamic loss scaling when the forward pass runs in fp16; dynamic: on any precision; "
+      "off: never (fp16 gradients may then underflow to zero).");
+    v("initial", initial, "The scale the loss is multiplied by at the start (2^16, as PyTorch's GradScaler).",
+      positive());
+    v("growth_interval", growth_interval, "The scale doubles after this many steps in a row with finite "
+      "gradients; a step with inf/NaN gradients is skipped and halves it.", int_in_range(1, 1000000000));
+  }
+};
+
 struct ExperimentConfig {
   ExperimentSection experiment;
   DataConfig data;
@@ -309,6 +324,7 @@ struct ExperimentConfig {
   MemoryLimit memory_limit;
   Precision precision = Precision::kFp32;
   bool mixed_precision = false;
+  LossScaleConfig loss_scale;
   int64_t cpu_threads = 0;
   int64_t blas_threads = 1;
   DistConfig dist;
@@ -322,15 +338,19 @@ struct ExperimentConfig {
     v("loss", loss, "The training loss.");
     v("metrics", metrics, "Reported besides the loss: accuracy, topK (e.g. top5), mse, mae.");
     v("train", train, "Epochs, batch sizes and cadences.");
-    v("devices", devices, "cpu, or a list of cpu entries (cpu,cpu or [cpu, cpu]): one process (rank) per "
-      "entry, data-parallel (README 'Data-parallel training'). GPUs: not supported yet.");
-    v("memory_limit", memory_limit, "Per-device (per-rank) memory budget: MiB (4096) or 512MiB, 4GiB; 0 = none. "
-      "On a CPU it caps what LibTorch allocates; past it the run stops with exit code 6.");
+    v("devices", devices, "cpu, gpu:N, or a list (cpu,cpu / gpu:0,1 / [gpu:0, gpu:1]) or gpu:all: one process "
+      "(rank) per entry, data-parallel (README 'Data-parallel training'). GPU indices count the visible GPUs "
+      "(CUDA_VISIBLE_DEVICES applies).");
+    v("memory_limit", memory_limit, "Per-device (per-rank) memory budget: MiB (4096) or 512MiB, 4GiB; 0 = grow on "
+      "demand. GPU: the CUDA caching allocator's share of the card; CPU: what LibTorch allocates. Past it the run "
+      "stops with exit code 6.");
     v("precision", precision, "fp32, or bf16 / fp16: forward pass and loss under autocast in that type, weights "
-      "and optimizer in fp32. fp16 is for GPUs (README 'Mixed precision').");
+      "and optimizer in fp32. fp16 is for GPUs and uses loss scaling (README 'Mixed precision').");
     v("mixed_precision", mixed_precision, "Autocast in the device's natural type: bf16 on CPUs, fp16 on GPUs "
       "(precision, when not fp32, wins).");
-    v("cpu_threads", cpu_threads, "Intra-op CPU threads; 0 = all cores.", int_in_range(0, 1024));
+    v("loss_scale", loss_scale, "Dynamic loss scaling (fp16): skipped steps and the scale are logged.");
+    v("cpu_threads", cpu_threads, "Intra-op CPU threads; 0 = the physical cores split between this host's ranks.",
+      int_in_range(0, 1024));
     v("blas_threads", blas_threads, "Threads of an OpenBLAS under LibTorch's own; 1 avoids oversubscribing the "
                                     "cores (README 'BLAS').", int_in_range(1, 1024));
     v("dist", dist, "Data-parallel training over several ranks: time-outs and gradient buckets.");

@@ -38,6 +38,12 @@ struct MemoryLimit {
 // one entry per rank.
 struct DeviceList {
   std::vector<std::string> entries{"cpu"};
+
+  // The device of a node's `local_rank`: a single entry serves every rank,
+  // otherwise one entry per local rank.
+  const std::string& of_local_rank(int local_rank) const {
+    return entries.size() == 1 ? entries.front() : entries[static_cast<size_t>(local_rank) % entries.size()];
+  }
 };
 
 }  // namespace trainer

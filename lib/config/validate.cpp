@@ -24,17 +24,20 @@ void validate_devices(const ExperimentConfig& config, ReadContext& context) {
     context.problem(context.location_of("devices"),
                     "devices: '" + entry + "' is not a device; expected cpu, gpu:N, gpu:N,M,... or gpu:all");
   }
-  const bool only_cpus = std::all_of(config.devices.entries.begin(), config.devices.entries.end(),
-                                     [](const std::string& entry) { return entry == "cpu"; });
-  if (all_valid && !only_cpus)
+  if (!all_valid) return;
+  const auto& entries = config.devices.entries;
+  const auto cpus = std::count(entries.begin(), entries.end(), "cpu");
+  if (cpus > 0 && cpus < static_cast<long>(entries.size()))
     context.problem(context.location_of("devices"),
-                    "devices: only cpu entries are supported yet (cpu, or cpu,cpu for two ranks); GPUs are planned");
+                    "devices: cpu and gpu entries cannot be mixed; every rank trains on the same kind of device");
+  if (std::count(entries.begin(), entries.end(), "gpu:all") > 0 && entries.size() > 1)
+    context.problem(context.location_of("devices"), "devices: gpu:all stands alone (it means every visible GPU)");
 }
 
-void validate_not_yet_supported(const ExperimentConfig& config, ReadContext& context) {
-  // Devices are CPUs (GPUs are refused above), where LibTorch's autocast
-  // knows bf16 only.
-  if (config.precision == Precision::kFp16)
+void validate_precision(const ExperimentConfig& config, ReadContext& context) {
+  // LibTorch's CPU autocast knows bf16 only.
+  const bool on_cpus = !config.devices.entries.empty() && config.devices.entries.front() == "cpu";
+  if (config.precision == Precision::kFp16 && on_cpus)
     context.problem(context.location_of("precision"),
                     "precision: fp16 is for GPUs; on a CPU use bf16 (or mixed_precision: true, which picks bf16 there)");
 }
@@ -104,7 +107,7 @@ int64_t top_k_of(const std::string& name) {
 void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
   validate_metrics(config, context);
   validate_devices(config, context);
-  validate_not_yet_supported(config, context);
+  validate_precision(config, context);
   if (config.model.layers.empty())
     context.problem(context.location_of("model"), "model.layers: expected at least one layer");
   for (size_t i = 0; i < config.model.layers.size(); ++i)

@@ -22,7 +22,7 @@ DeviceInventory take_inventory() {
   build.onednn = at::hasMKLDNN();
   build.mkl = at::hasMKL();
   build.blas = blas_name();
-  build.intra_op_threads = at::get_num_threads();
+  build.intra_op_threads = default_threads_per_rank(inventory.cpu, 1);
   return inventory;
 }
 

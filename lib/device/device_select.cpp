@@ -1,10 +1,26 @@
 #include "device/device_select.h"
 
 #include <cstdlib>
+#include <sstream>
 
+#include "device/cpu_info.h"
+#include "device/gpu_query.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace trainer {
+namespace {
+
+// `asked`: the GPU entries, "gpu:0" or "gpu:0,gpu:1".
+[[noreturn]] void throw_no_gpu(const std::string& asked) {
+  const bool cuda_build = at::hasCUDA();
+  throw DeviceError(asked + " asked for, but " +
+                        (cuda_build ? std::string("no GPU is visible") : std::string("this LibTorch has no CUDA")),
+                    cuda_build ? "check nvidia-smi and CUDA_VISIBLE_DEVICES"
+                               : "use --devices cpu, or build trainer against a CUDA LibTorch (README 'Building')");
+}
+
+}  // namespace
 
 torch::Device resolve_device(const std::string& entry) {
   if (entry == "cpu") return torch::Device(torch::kCPU);
@@ -15,13 +31,7 @@ torch::Device resolve_device(const std::string& entry) {
   const long index = std::strtol(index_text.c_str(), &end, 10);
   if (index_text.empty() || *end != '\0' || index < 0)
     throw DeviceError("'" + entry + "' is not a device", "use gpu:N with N a GPU index, e.g. gpu:0");
-  if (!torch::cuda::is_available()) {
-    const bool cuda_build = torch::cuda::device_count() > 0 || at::hasCUDA();
-    throw DeviceError(entry + " was asked for, but " +
-                          (cuda_build ? std::string("no GPU is visible") : std::string("this LibTorch has no CUDA")),
-                      cuda_build ? "check nvidia-smi and CUDA_VISIBLE_DEVICES" : "use --device cpu, or build trainer "
-                                                                                "against a CUDA LibTorch");
-  }
+  if (!torch::cuda::is_available()) throw_no_gpu(entry);
   const auto count = static_cast<long>(torch::cuda::device_count());
   if (index >= count) {
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
@@ -30,6 +40,52 @@ torch::Device resolve_device(const std::string& entry) {
                       "GPU indices count the visible GPUs from 0; `trainer devices` lists them");
   }
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+}
+
+std::vector<std::string> expand_devices(const std::vector<std::string>& entries) {
+  std::vector<std::string> gpus;
+  for (const auto& entry : entries)
+    if (entry.rfind("gpu:", 0) == 0) gpus.push_back(entry);
+  if (!gpus.empty() && !torch::cuda::is_available()) throw_no_gpu(join(gpus, ","));
+  std::vector<std::string> expanded;
+  for (const auto& entry : entries) {
+    if (entry != "gpu:all") {
+      resolve_device(entry);
+      expanded.push_back(entry);
+      continue;
+    }
+    for (size_t i = 0; i < torch::cuda::device_count(); ++i) expanded.push_back("gpu:" + std::to_string(i));
+  }
+  return expanded;
+}
+
+std::string physical_gpu_id(const char* cuda_visible_devices, int index) {
+  if (cuda_visible_devices == nullptr) return std::to_string(index);
+  std::stringstream list(cuda_visible_devices);
+  std::string id;
+  for (int i = 0; std::getline(list, id, ','); ++i)
+    if (i == index) {
+      const auto first = id.find_first_not_of(" \t");
+      return first == std::string::npos ? "?" : id.substr(first, id.find_last_not_of(" \t") - first + 1);
+    }
+  return "?";
+}
+
+std::string describe_device(const torch::Device& device) {
+  if (device.is_cpu()) {
+    const CpuInfo cpu = read_cpu_info();
+    return "cpu: " + cpu.model + ", " + std::to_string(cpu.physical_cores) + " physical cores";
+  }
+  const int index = device.index();
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::string text = "gpu:" + std::to_string(index) + " = physical GPU " + physical_gpu_id(visible, index) +
+                     (visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : std::string());
+  for (const GpuInfo& gpu : query_gpus()) {
+    if (gpu.index != index) continue;
+    text += ": " + gpu.name + ", " + format_mib(gpu.total_bytes) + " total, " + format_mib(gpu.free_bytes) +
+            " free, compute " + std::to_string(gpu.major) + "." + std::to_string(gpu.minor);
+  }
+  return text;
 }
 
 }  // namespace trainer

@@ -1,13 +1,21 @@
 #pragma once
-// From a device entry of the config or command line ("cpu", "gpu:N") to a
-// torch::Device that exists, or a DeviceError (exit code 5) before any work.
+// From the device entries of the config or command line ("cpu", "gpu:N",
+// "gpu:all") to torch::Devices that exist, or a DeviceError (exit code 5)
+// before any work.
 #include <torch/torch.h>
 
 #include <string>
+
+#include "device/device_list.h"
 
 namespace trainer {
 
 // "gpu:N" counts the visible GPUs (CUDA_VISIBLE_DEVICES applies).
 torch::Device resolve_device(const std::string& entry);
+
+// "gpu:1 = physical GPU 3 (CUDA_VISIBLE_DEVICES=2,3): NVIDIA H100 80GB HBM3,
+// 79.1 GiB, 78.6 GiB free, compute 9.0", or the CPU's model and cores: what
+// the run's log states at start.
+std::string describe_device(const torch::Device& device);
 
 }  // namespace trainer

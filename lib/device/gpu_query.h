@@ -17,6 +17,9 @@ struct GpuInfo {
 };
 
 std::vector<GpuInfo> query_gpus();
+// Makes GPU `index` this process's current one (NCCL, streams and new
+// tensors without an index use it).
+void make_gpu_current(int index);
 // "12.4" or "" in a CPU build.
 std::string cuda_runtime_version();
 std::string cudnn_version();

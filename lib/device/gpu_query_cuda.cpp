@@ -3,6 +3,7 @@
 
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/detail/CUDAHooksInterface.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 
@@ -27,6 +28,8 @@ std::vector<GpuInfo> query_gpus() {
   }
   return gpus;
 }
+
+void make_gpu_current(int index) { c10::cuda::set_device(static_cast<c10::DeviceIndex>(index)); }
 
 std::string cuda_runtime_version() {
   int version = 0;

@@ -2,13 +2,15 @@
 
 #include <algorithm>
 
+#include "config/field_types.h"
+
 namespace trainer {
 
 BackendChoice choose_backend(const std::vector<std::string>& devices, int local_rank, int local_world_size,
                              bool nccl_compiled) {
   BackendChoice choice;
   if (devices.empty()) return choice;
-  const std::string& mine = devices.size() == 1 ? devices[0] : devices[static_cast<size_t>(local_rank) % devices.size()];
+  const std::string mine = DeviceList{devices}.of_local_rank(local_rank);
   if (mine.rfind("gpu:", 0) != 0) return choice;
   const bool shared = devices.size() == 1 ? local_world_size > 1 : std::count(devices.begin(), devices.end(), mine) > 1;
   if (shared) {

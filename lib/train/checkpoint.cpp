@@ -32,6 +32,7 @@ void save_checkpoint(const std::string& path, torch::nn::Module& model, const to
       archive.write("global_step", c10::IValue(state.global_step));
       archive.write("rng_cpu", compat::generator_state(compat::default_cpu_generator()));
       if (state.epoch_metric_sums.defined()) archive.write("epoch_metric_sums", state.epoch_metric_sums);
+      if (state.loss_scaler.defined()) archive.write("loss_scaler", state.loss_scaler);
       archive.save_to(tmp);
     } catch (const c10::Error& e) {
       throw IoError("cannot write checkpoint " + tmp + ": " + e.what_without_backtrace());
@@ -39,11 +40,12 @@ void save_checkpoint(const std::string& path, torch::nn::Module& model, const to
   });
 }
 
-TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer) {
+TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer,
+                              const torch::Device& device) {
   TrainingState state;
   try {
     torch::serialize::InputArchive archive;
-    archive.load_from(path);
+    archive.load_from(path, device);
     if (read_int(archive, "format_version") != kFormatVersion)
       throw IoError(path + ": checkpoint format version is not " + std::to_string(kFormatVersion));
     torch::serialize::InputArchive model_archive;
@@ -75,8 +77,11 @@ TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model,
     torch::Tensor rng;
     archive.read("rng_cpu", rng);
     auto generator = compat::default_cpu_generator();
-    compat::set_generator_state(generator, rng);
+    compat::set_generator_state(generator, rng.cpu());
     if (state.step_in_epoch > 0) archive.read("epoch_metric_sums", state.epoch_metric_sums);
+    // Absent from runs without loss scaling (and from older checkpoints).
+    torch::Tensor scaler;
+    if (archive.try_read("loss_scaler", scaler)) state.loss_scaler = scaler.cpu();
   } catch (const c10::Error& e) {
     throw IoError("cannot load checkpoint " + path + ": " + e.what_without_backtrace(),
                   "is it a trainer checkpoint of this experiment's model?");

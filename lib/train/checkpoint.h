@@ -14,6 +14,7 @@ struct TrainingState {
   int64_t step_in_epoch = 0;  // steps done in epoch `epoch + 1` (interrupted runs)
   int64_t global_step = 0;
   torch::Tensor epoch_metric_sums;  // MetricAccumulator::state() when step_in_epoch > 0
+  torch::Tensor loss_scaler;        // LossScaler::state() of runs that scale their loss
 };
 
 // Written under a temporary name, then renamed: an existing checkpoint is
@@ -21,8 +22,10 @@ struct TrainingState {
 void save_checkpoint(const std::string& path, torch::nn::Module& model, const torch::optim::Optimizer& optimizer,
                      const TrainingState& state);
 
-// Restores into `model` and, when given, `optimizer`. Throws IoError when the
-// file cannot be read or does not fit the model.
-TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer);
+// Restores into `model` and, when given, `optimizer`, their tensors placed on
+// `device` (a checkpoint written on a GPU loads on a CPU and vice versa).
+// Throws IoError when the file cannot be read or does not fit the model.
+TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer,
+                              const torch::Device& device = torch::kCPU);
 
 }  // namespace trainer

@@ -26,6 +26,8 @@ std::string json_number(double value) {
 std::string format_epoch_record(const EpochRecord& record, const std::string& clock) {
   std::string line = "Epoch=" + std::to_string(record.epoch) + "," + pairs(record.train, "");
   if (!record.valid.empty()) line += "," + pairs(record.valid, "Valid ");
+  if (record.loss_scale > 0)
+    line += ",Loss Scale:" + json_number(record.loss_scale) + ",Skipped Steps:" + std::to_string(record.skipped_steps);
   return std::string(80, '=') + clock + "\n" + line + "\n\n";
 }
 
@@ -43,6 +45,10 @@ std::string format_metrics_json(const EpochRecord& record) {
   json += ",\"data_wait_seconds\":" + json_number(record.data_wait_seconds);
   json += ",\"data_wait_fraction\":" +
           json_number(record.train_seconds > 0 ? record.data_wait_seconds / record.train_seconds : 0);
+  if (record.loss_scale > 0) {
+    json += ",\"loss_scale\":" + json_number(record.loss_scale);
+    json += ",\"skipped_steps\":" + std::to_string(record.skipped_steps);
+  }
   return json + "}\n";
 }
 

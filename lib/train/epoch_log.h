@@ -28,6 +28,10 @@ struct EpochRecord {
   double samples_per_second = 0;  // training samples / train_seconds
   double data_wait_seconds = 0;
   int64_t steps = 0;
+  // Runs with dynamic loss scaling: the scale at the epoch's end and the
+  // optimizer steps skipped in it (inf/NaN gradients). 0: no loss scaling.
+  double loss_scale = 0;
+  int64_t skipped_steps = 0;
 };
 
 // `clock` is the local time as HH:MM:SS.

@@ -44,6 +44,8 @@ void MetricAccumulator::add(const torch::Tensor& batch_loss, const torch::Tensor
       parts.push_back(error.mean(1).sum().to(torch::kFloat64));
     }
   }
+  // The sums live where the batches are: no host sync per step on a GPU.
+  if (sums_.device() != batch_loss.device()) sums_ = sums_.to(batch_loss.device());
   sums_ += torch::stack(parts);
   samples_ += count;
 }

@@ -11,7 +11,8 @@
 #include "data/batch_loader.h"
 #include "data/sampler.h"
 #include "dist/cluster.h"
-#include "device/memory_budget.h"
+#include "device/device_memory.h"
+#include "device/device_select.h"
 #include "dist/gradient_reducer.h"
 #include "train/checkpoint.h"
 #include "train/experiment_setup.h"
@@ -19,7 +20,7 @@
 #include "train/lr_schedule.h"
 #include "train/metrics.h"
 #include "train/optimizer_factory.h"
-#include "train/precision_forward.h"
+#include "train/mixed_precision.h"
 #include "train/progress.h"
 #include "train/run_dir.h"
 #include "train/validation.h"
@@ -36,15 +37,21 @@ namespace {
 
 int ranks_on_this_host(const RunOptions& options) { return options.launch ? options.launch->local_world_size : 1; }
 
+torch::Device rank_device(const ExperimentConfig& config, const RunOptions& options) {
+  return resolve_device(config.devices.of_local_rank(options.launch ? options.launch->local_rank : 0));
+}
+
 class TrainingLoop {
  public:
   TrainingLoop(const ExperimentConfig& config, const RunOptions& options)
       : config_(config),
         options_(options),
-        runtime_(configure_runtime(config, ranks_on_this_host(options))),
+        device_(rank_device(config, options)),
+        runtime_(configure_runtime(config, device_, ranks_on_this_host(options))),
         cluster_(options.launch, config.dist, config.devices.entries),
-        experiment_(prepare_experiment(config)),
+        experiment_(prepare_experiment(config, device_)),
         optimizer_(make_optimizer(config.optimizer, experiment_.model.net->parameters())),
+        precision_(config, device_),
         meters_(config.loss, config.metrics, experiment_.model.final_softmax),
         progress_(config.log.progress, options.quiet || !cluster_.is_root()) {
     const int64_t global_batch = config.train.batch_size * cluster_.world_size();
@@ -67,7 +74,13 @@ class TrainingLoop {
     options_.resume.empty() ? start_new_run() : resume_run();
     log_header();
     RunSummary summary{run_.path, {}};
-    for (int64_t epoch = state_.epoch + 1; epoch <= config_.train.epochs; ++epoch) summary.records.push_back(run_epoch(epoch));
+    try {
+      for (int64_t epoch = state_.epoch + 1; epoch <= config_.train.epochs; ++epoch)
+        summary.records.push_back(run_epoch(epoch));
+    } catch (const c10::OutOfMemoryError& e) {
+      // The CUDA caching allocator's (the CPU's budget throws ours directly).
+      throw gpu_out_of_memory(device_, e.what_without_backtrace(), out_of_memory_hint(config_, device_));
+    }
     cluster_.finish();
     log().info("done: {} epochs; run directory {}", config_.train.epochs, run_.path);
     return summary;
@@ -95,7 +108,9 @@ class TrainingLoop {
     saved_text << saved.rdbuf();
     if (saved && saved_text.str() != to_yaml(config_))
       log().warn("the config differs from the run's {}; continuing with the one given", run_.config());
-    state_ = load_checkpoint(point.checkpoint, *experiment_.model.net, optimizer_.get());
+    state_ = load_checkpoint(point.checkpoint, *experiment_.model.net, optimizer_.get(), device_);
+    if (LossScaler* scaler = precision_.scaler(); scaler && state_.loss_scaler.defined())
+      scaler->load_state(state_.loss_scaler);
     // Mid-epoch metric sums are the sums over all ranks: one rank carries them.
     if (!cluster_.is_root() && state_.epoch_metric_sums.defined())
       state_.epoch_metric_sums = torch::zeros_like(state_.epoch_metric_sums);
@@ -112,27 +127,21 @@ class TrainingLoop {
   void log_header() const {
     int64_t parameters = 0;
     for (const auto& layer : experiment_.model.summary) parameters += layer.parameters;
-    log().info("trainer {} on LibTorch {}: cpu, {} intra-op threads, BLAS {} ({})", TRAINER_VERSION,
-               compat::torch_version(), runtime_.threads, runtime_.blas.name,
+    log().info("trainer {} on LibTorch {}: {} intra-op threads, BLAS {} ({})", TRAINER_VERSION, compat::torch_version(),
+               runtime_.threads, runtime_.blas.name,
                runtime_.blas.threads_pinned ? std::to_string(config_.blas_threads) + " thread(s)" : "threads not pinned");
+    log().info("device {}", describe_device(device_));
     if (cluster_.distributed())
       log().info("rank {} of {} (local rank {}, pid {}): {}; gradient buckets of {} MiB", cluster_.rank(),
                  cluster_.world_size(), cluster_.launch().local_rank, static_cast<int>(getpid()),
                  cluster_.communicator().describe(), config_.dist.bucket_mb);
     if (!cluster_.backend_note().empty()) log().info("{}", cluster_.backend_note());
     log().info("model: {} layers, {} parameters; optimizer {}, lr {}; precision {}", experiment_.model.summary.size(),
-               parameters, to_string(config_.optimizer.name), *config_.optimizer.lr, precision_text());
-    if (config_.memory_limit.mib > 0)
-      log().info("memory budget: {} MiB per rank on the CPU (what LibTorch allocates)", config_.memory_limit.mib);
+               parameters, to_string(config_.optimizer.name), *config_.optimizer.lr, precision_.describe());
+    if (!runtime_.memory_budget.empty()) log().info("{}", runtime_.memory_budget);
     log().info("batch {} per device, global {}; {} steps per epoch; {} epochs; run directory {}",
                config_.train.batch_size, config_.train.batch_size * cluster_.world_size(), steps_per_epoch_,
                config_.train.epochs, run_.path);
-  }
-
-  std::string precision_text() const {
-    const auto dtype = run_autocast_dtype(config_);
-    if (dtype == torch::kFloat32) return "fp32";
-    return std::string(dtype == torch::kBFloat16 ? "bf16" : "fp16") + " autocast, fp32 weights";
   }
 
   EpochRecord run_epoch(int64_t epoch) {
@@ -140,7 +149,13 @@ class TrainingLoop {
     EpochRecord record;
     record.epoch = epoch;
     if (reducer_) reducer_->reset_stats();
+    // A resumed epoch goes on counting from its checkpoint's figure.
+    if (LossScaler* scaler = precision_.scaler(); scaler && state_.step_in_epoch == 0) scaler->reset_skipped_steps();
     const double data_wait = train_steps(epoch, record);
+    if (const LossScaler* scaler = precision_.scaler()) {
+      record.loss_scale = scaler->scale_value();
+      record.skipped_steps = scaler->skipped_steps();
+    }
     record.train_seconds = clock.seconds();
     sum_over_ranks(meters_);
     record.train = meters_.results();
@@ -152,7 +167,7 @@ class TrainingLoop {
     const bool last = epoch == config_.train.epochs;
     if (last || epoch % config_.train.validate_every == 0) {
       cluster_.set_phase(Phase::kValidation, epoch, record.steps);
-      record.valid = validate_model(experiment_.model, experiment_.data.valid, config_, cluster_.communicator());
+      record.valid = validate_model(experiment_.model, experiment_.data.valid, config_, device_, cluster_.communicator());
     }
     record.seconds = clock.seconds();
     record.samples_per_second = static_cast<double>(meters_.samples()) / record.train_seconds;
@@ -162,7 +177,7 @@ class TrainingLoop {
       emit_record(format_epoch_record(record, local_time_hms()));
       append_metrics(record);
     }
-    const MemoryUsage memory = cpu_memory_usage();
+    const MemoryUsage memory = device_memory_usage(device_);
     log().info("epoch {}: {:.2f} s ({:.2f} s training), {:.0f} samples/s, data wait {:.2f}% of training, peak memory "
                "{}{}", epoch, record.seconds, record.train_seconds, record.samples_per_second,
                100.0 * data_wait / record.train_seconds, format_mib(memory.peak_bytes),
@@ -258,20 +273,26 @@ class TrainingLoop {
     model.net->zero_grad(/*set_to_none=*/true);
     if (reducer_) reducer_->begin_step(static_cast<double>(batch.size()) / global_size, stop_vote);
     if (batch.size() > 0) {
-      const auto output = forward_in_precision(model, batch.inputs, run_autocast_dtype(config_));
-      const auto loss = compute_loss(config_.loss, output, batch.labels, model.final_softmax);
-      loss.backward();
-      meters_.add(loss, output, batch.labels);
+      const auto inputs = batch.inputs.to(device_);
+      const auto labels = batch.labels.to(device_);
+      const auto output = precision_.forward(model, inputs);
+      const auto loss = compute_loss(config_.loss, output, labels, model.final_softmax);
+      precision_.backward(loss);
+      meters_.add(loss, output, labels);
     }
     if (reducer_) {
       cluster_.set_phase(Phase::kAllReduce, epoch, step);
       reducer_->finalize();
     }
+    // Every rank holds the same averaged gradients, so all skip together.
+    if (!precision_.unscale_and_check(model.net->parameters())) return stop_requested(stop_vote);
     if (config_.optimizer.clip_norm > 0)
       torch::nn::utils::clip_grad_norm_(model.net->parameters(), config_.optimizer.clip_norm);
     optimizer_->step();
-    return (reducer_ ? reducer_->control_sum() : stop_vote) > 0;
+    return stop_requested(stop_vote);
   }
+
+  bool stop_requested(float stop_vote) const { return (reducer_ ? reducer_->control_sum() : stop_vote) > 0; }
 
   [[noreturn]] void stop_for_interrupt(int64_t epoch, int64_t step) {
     progress_.finish();
@@ -288,6 +309,7 @@ class TrainingLoop {
     cluster_.set_phase(Phase::kCheckpoint, epochs_done, step_in_epoch);
     Stopwatch clock;
     TrainingState state = state_;
+    if (const LossScaler* scaler = precision_.scaler()) state.loss_scaler = scaler->state();
     state.epoch = epochs_done;
     state.step_in_epoch = step_in_epoch;
     if (step_in_epoch > 0) {
@@ -315,10 +337,12 @@ class TrainingLoop {
 
   const ExperimentConfig& config_;
   RunOptions options_;
+  torch::Device device_;
   RuntimeInfo runtime_;
   Cluster cluster_;
   Experiment experiment_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  MixedPrecision precision_;
   MetricAccumulator meters_;
   ProgressBar progress_;
   std::unique_ptr<GradientReducer> reducer_;
@@ -353,11 +377,12 @@ RunSummary run_training(const ExperimentConfig& config, const RunOptions& option
 }
 
 std::vector<MetricValue> evaluate_checkpoint(const ExperimentConfig& config, const std::string& checkpoint) {
-  configure_runtime(config);
-  Experiment experiment = prepare_experiment(config);
-  load_checkpoint(checkpoint, *experiment.model.net, nullptr);
+  const torch::Device device = resolve_device(expand_devices(config.devices.entries).front());
+  configure_runtime(config, device);
+  Experiment experiment = prepare_experiment(config, device);
+  load_checkpoint(checkpoint, *experiment.model.net, nullptr, device);
   auto single = make_single_process_communicator();
-  return validate_model(experiment.model, experiment.data.valid, config, *single);
+  return validate_model(experiment.model, experiment.data.valid, config, device, *single);
 }
 
 }  // namespace trainer

@@ -6,12 +6,12 @@
 #include "data/sampler.h"
 #include "train/loss.h"
 #include "train/metrics.h"
-#include "train/precision_forward.h"
+#include "train/mixed_precision.h"
 
 namespace trainer {
 
 std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config,
-                                        Communicator& communicator) {
+                                        const torch::Device& device, Communicator& communicator) {
   torch::NoGradGuard no_grad;
   model.net->eval();
   MetricAccumulator meters(config.loss, config.metrics, model.final_softmax);
@@ -23,9 +23,12 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
   options.workers = config.data.workers;
   options.prefetch = config.data.prefetch;
   BatchLoader loader(data, std::move(order), options);
+  const auto autocast = run_autocast_dtype(config, device);
   while (auto batch = loader.next()) {
-    const auto output = forward_in_precision(model, batch->inputs, run_autocast_dtype(config));
-    meters.add(compute_loss(config.loss, output, batch->labels, model.final_softmax), output, batch->labels);
+    const auto inputs = batch->inputs.to(device);
+    const auto labels = batch->labels.to(device);
+    const auto output = forward_in_precision(model, inputs, autocast);
+    meters.add(compute_loss(config.loss, output, labels, model.final_softmax), output, labels);
   }
   model.net->train();
   auto sums = meters.state();

@@ -1,0 +1,28 @@
+#pragma once
+// memory_limit for the device a rank trains on, whichever it is: the CPU's
+// counting allocator (memory_budget.h) or a GPU's caching allocator
+// (gpu_memory.h), and the usage figures of logs and benchmarks.
+#include <torch/torch.h>
+
+#include <string>
+
+#include "device/memory_budget.h"
+#include "util/error.h"
+
+namespace trainer {
+
+// Before any tensor exists. The CPU allocator always counts (and caps when
+// the device is the CPU); a GPU is capped through its caching allocator.
+// `what_to_try` ends the out-of-memory message. Returns a line for the log,
+// empty when there is nothing to say (CPU without a budget).
+std::string apply_memory_budget(const torch::Device& device, int64_t budget_bytes, const std::string& what_to_try);
+
+MemoryUsage device_memory_usage(const torch::Device& device);
+void reset_device_memory_peak(const torch::Device& device);
+
+// The caching allocator's c10::OutOfMemoryError, as ours (exit code 6):
+// device, budget, peak, and the allocator's own line (the bytes requested).
+OutOfMemoryError gpu_out_of_memory(const torch::Device& device, const std::string& torch_message,
+                                   const std::string& what_to_try);
+
+}  // namespace trainer

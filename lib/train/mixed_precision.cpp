@@ -1,0 +1,39 @@
+#include "train/mixed_precision.h"
+
+#include <sstream>
+
+namespace trainer {
+
+MixedPrecision::MixedPrecision(const ExperimentConfig& config, const torch::Device& device)
+    : autocast_(run_autocast_dtype(config, device)) {
+  const LossScaleConfig& scaling = config.loss_scale;
+  const bool scale = scaling.mode == LossScaling::kDynamic ||
+                     (scaling.mode == LossScaling::kAuto && autocast_ == torch::kFloat16);
+  if (!scale) return;
+  LossScaler::Options options;
+  options.initial_scale = scaling.initial;
+  options.growth_interval = scaling.growth_interval;
+  scaler_.emplace(options);
+}
+
+std::string MixedPrecision::describe() const {
+  std::ostringstream text;
+  if (autocast_ == torch::kFloat32) text << "fp32";
+  else text << (autocast_ == torch::kBFloat16 ? "bf16" : "fp16") << " autocast, fp32 weights";
+  if (scaler_) text << ", dynamic loss scaling from " << scaler_->scale_value();
+  return text.str();
+}
+
+void MixedPrecision::backward(const torch::Tensor& loss) const {
+  if (scaler_) scaler_->scale(loss).backward();
+  else loss.backward();
+}
+
+bool MixedPrecision::unscale_and_check(const std::vector<torch::Tensor>& parameters) {
+  if (!scaler_) return true;
+  const bool finite = scaler_->unscale(parameters);
+  scaler_->update(finite);
+  return finite;
+}
+
+}  // namespace trainer

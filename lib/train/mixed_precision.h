@@ -1,0 +1,57 @@
+#pragma once
+// How a run computes on its device: the forward pass under autocast (bf16 on
+// CPUs, fp16 or bf16 on GPUs) with the output in fp32, so loss and metrics
+// are fp32 either way; and, with dynamic loss scaling (fp16), backward on the
+// scaled loss and an optimizer step only when the unscaled gradients are
+// finite.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/experiment_config.h"
+#include "device/autocast.h"
+#include "models/model.h"
+#include "train/loss_scaler.h"
+
+namespace trainer {
+
+// The autocast type the config asks for on `device` (kFloat32: none).
+inline torch::ScalarType run_autocast_dtype(const ExperimentConfig& config, const torch::Device& device) {
+  return autocast_dtype(config.precision, config.mixed_precision, device.is_cuda());
+}
+
+// The network's output for `inputs` (already on the model's device), in fp32.
+inline torch::Tensor forward_in_precision(Model& model, const torch::Tensor& inputs, torch::ScalarType autocast) {
+  AutocastScope scope(inputs.device().type(), autocast);
+  return model.forward(inputs).to(torch::kFloat32);
+}
+
+class MixedPrecision {
+ public:
+  MixedPrecision(const ExperimentConfig& config, const torch::Device& device);
+
+  torch::ScalarType autocast() const { return autocast_; }
+  // "fp32", "bf16 autocast, fp32 weights", "fp16 autocast, fp32 weights,
+  // dynamic loss scaling from 65536": for the run's log.
+  std::string describe() const;
+
+  torch::Tensor forward(Model& model, const torch::Tensor& inputs) const {
+    return forward_in_precision(model, inputs, autocast_);
+  }
+  // loss.backward(), on the scaled loss when loss scaling is on.
+  void backward(const torch::Tensor& loss) const;
+  // After backward and any gradient averaging: unscales the gradients and
+  // updates the scale. False when they are not finite: skip the optimizer
+  // step. Always true without loss scaling.
+  bool unscale_and_check(const std::vector<torch::Tensor>& parameters);
+
+  // Null when the run does not scale its loss.
+  LossScaler* scaler() { return scaler_ ? &*scaler_ : nullptr; }
+  const LossScaler* scaler() const { return scaler_ ? &*scaler_ : nullptr; }
+
+ private:
+  torch::ScalarType autocast_;
+  std::optional<LossScaler> scaler_;
+};
+
+}  // namespace trainer

@@ -1,0 +1,141 @@
+// GPU training end to end: the real binary on the visible GPUs. Every test
+// skips, saying so, where `trainer devices` lists no GPU (this development
+// machine); scripts/gpu-check.sh runs them on a GPU machine.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "cli_runner.h"
+#include "epoch_records.h"
+#include "experiment_files.h"
+
+using namespace trainer::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// How many GPUs the trainer binary sees.
+int visible_gpus(const std::string& dir) {
+  const auto json = run_trainer({"devices", "--json"}, dir).out;
+  int count = 0;
+  for (size_t at = json.find("\"compute_capability\""); at != std::string::npos;
+       at = json.find("\"compute_capability\"", at + 1))
+    ++count;
+  return count;
+}
+
+bool skip_without_gpus(const std::string& dir, int needed) {
+  const int gpus = visible_gpus(dir);
+  if (gpus >= needed) return false;
+  WARN("SKIPPED: needs " << needed << " visible GPU(s), " << gpus << " here");
+  return true;
+}
+
+std::string gpu_experiment(const std::string& dir, const std::string& devices, const std::string& extra = "",
+                           int64_t units = 4096) {
+  MlpExperiment spec;
+  spec.samples = 2000;
+  spec.features = 512;
+  spec.units = units;
+  spec.run_name = "run";
+  spec.extra = "devices: " + devices + "\noptimizer: {name: adam, lr: 0.001}\ntrain: {epochs: 3, batch_size: 32}\n" +
+               extra;
+  return write_mlp_experiment(dir, spec);
+}
+
+}  // namespace
+
+TEST_CASE("GPU: gpu:0 trains, states the device mapping, and resumes on the CPU", "[gpu][e2e]") {
+  const std::string dir = fresh_dir("gpu-train");
+  if (skip_without_gpus(dir, 1)) return;
+  const std::string experiment = gpu_experiment(dir, "gpu:0");
+  const auto result = run_trainer({"run", experiment}, dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const auto epochs = parse_records(result.out);
+  REQUIRE(epochs.size() == 3);
+  CHECK(epochs[2].loss < epochs[0].loss);
+  CHECK_THAT(result.err, Catch::Contains("device gpu:0 = physical GPU") && Catch::Contains("compute "));
+  // A GPU checkpoint evaluates on the CPU to the same metrics (within fp32
+  // reduction-order noise: compared as text would be too strict).
+  const auto eval = run_trainer({"eval", experiment, "--set", "devices=cpu", "--checkpoint",
+                                 dir + "/runs/mlp/run/checkpoints/epoch-0003.pt"},
+                                dir);
+  INFO(eval.err);
+  CHECK(eval.exit_code == 0);
+  CHECK_THAT(eval.out, Catch::Contains("Valid Loss:"));
+}
+
+TEST_CASE("GPU: fp16 trains with loss scaling, bf16 trains", "[gpu][e2e][precision]") {
+  const std::string dir = fresh_dir("gpu-precision");
+  if (skip_without_gpus(dir, 1)) return;
+  const std::string experiment = gpu_experiment(dir, "gpu:0");
+  const auto fp16 = run_trainer({"run", experiment, "--set", "precision=fp16", "--set", "log.run_name=fp16"}, dir);
+  INFO(fp16.err);
+  REQUIRE(fp16.exit_code == 0);
+  CHECK_THAT(fp16.err, Catch::Contains("fp16 autocast, fp32 weights, dynamic loss scaling from 65536"));
+  const auto half = parse_records(fp16.out);
+  REQUIRE(half.size() == 3);
+  CHECK(half[2].loss < half[0].loss);
+  CHECK_THAT(half[0].values, Catch::Contains(",Loss Scale:") && Catch::Contains(",Skipped Steps:"));
+  const auto bf16 = run_trainer({"run", experiment, "--set", "precision=bf16", "--set", "log.run_name=bf16"}, dir);
+  INFO(bf16.err);
+  REQUIRE(bf16.exit_code == 0);
+  const auto brain = parse_records(bf16.out);
+  REQUIRE(brain.size() == 3);
+  CHECK(brain[2].loss < brain[0].loss);
+}
+
+TEST_CASE("GPU: memory_limit caps the caching allocator and past it is exit code 6", "[gpu][e2e][memory]") {
+  const std::string dir = fresh_dir("gpu-memory");
+  if (skip_without_gpus(dir, 1)) return;
+  // 8.4M parameters: weights, gradients and Adam's two moments take 134 MB,
+  // which a batch of 32 adds little to; the activations of a batch of 2000
+  // (2000 x 16384 floats, 131 MB each, several of them) do not fit.
+  const std::string experiment = gpu_experiment(dir, "gpu:0", "memory_limit: 256MiB\n", 16384);
+  const auto fits = run_trainer({"run", experiment, "--set", "train.epochs=1"}, dir);
+  INFO(fits.err);
+  REQUIRE(fits.exit_code == 0);
+  CHECK_THAT(fits.err, Catch::Contains("memory budget: 256.0 MiB of gpu:0's"));
+  const std::string checkpoint = dir + "/runs/mlp/run/checkpoints/epoch-0001.pt";
+  const std::string saved = read_text(checkpoint);
+  const auto big = run_trainer({"run", experiment, "--resume", dir + "/runs/mlp/run", "--set", "train.epochs=2",
+                                "--set", "train.batch_size=2000"},
+                               dir);
+  INFO(big.err);
+  CHECK(big.exit_code == 6);
+  CHECK_THAT(big.err, Catch::Contains("gpu:0: out of memory under memory_limit 256.0 MiB") &&
+                          Catch::Contains("lower train.batch_size (2000 now)"));
+  CHECK(read_text(checkpoint) == saved);
+}
+
+TEST_CASE("GPU: bench compares the CPU and gpu:0 on one product", "[gpu][e2e][bench]") {
+  const std::string dir = fresh_dir("gpu-bench");
+  if (skip_without_gpus(dir, 1)) return;
+  const auto result = run_trainer({"bench", "--device", "cpu,gpu:0", "--shape", "1000x100x10000", "--repeat", "3"}, dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK_THAT(result.out, Catch::Contains("gpu:0") && Catch::Contains("speed-up"));
+}
+
+TEST_CASE("GPU: two ranks share gpu:0 through Gloo", "[gpu][e2e][dist]") {
+  const std::string dir = fresh_dir("gpu-shared");
+  if (skip_without_gpus(dir, 1)) return;
+  const auto result = run_trainer({"run", gpu_experiment(dir, "gpu:0,0"), "--set", "train.epochs=1"}, dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(parse_records(result.out).size() == 1);
+  CHECK_THAT(read_text(dir + "/runs/mlp/run/worklog.0"), Catch::Contains("shared by several ranks"));
+}
+
+TEST_CASE("GPU: gpu:all trains data-parallel over NCCL", "[gpu][e2e][dist]") {
+  const std::string dir = fresh_dir("gpu-nccl");
+  if (skip_without_gpus(dir, 2)) return;
+  const auto result = run_trainer({"run", gpu_experiment(dir, "gpu:all")}, dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const auto epochs = parse_records(result.out);
+  REQUIRE(epochs.size() == 3);
+  CHECK(epochs[2].loss < epochs[0].loss);
+  CHECK_THAT(read_text(dir + "/runs/mlp/run/worklog.1"), Catch::Contains("gloo + nccl"));
+}
