@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "config/config_loader.h"
+#include "config/platform_support.h"
 #include "test_paths.h"
 #include "util/error.h"
 
@@ -134,7 +135,11 @@ TEST_CASE("cross-field checks", "[config]") {
   CHECK(problems_of(std::string(kMinimal) + "precision: bf16\n").empty());
   CHECK(problems_of(std::string(kMinimal) + "mixed_precision: true\n").empty());
   CHECK_THAT(problems_of(std::string(kMinimal) + "precision: fp16\n")[0],
-             Catch::Contains("fp16 is for GPUs; on a CPU use bf16"));
+             Catch::Contains("fp16 is for GPUs") && Catch::Contains("on a CPU use bf16"));
+  // Where the LibTorch runs fp16 autocast on CPUs (2.x), fp16 is allowed there.
+  set_platform_support({/*cpu_fp16_autocast=*/true});
+  CHECK(problems_of(std::string(kMinimal) + "precision: fp16\n").empty());
+  set_platform_support({});
   CHECK_THAT(problems_of("model: {layers: [{type: conv1d, filters: 3}]}\n")[0],
              Catch::Contains("missing required key 'kernel_size'"));
   CHECK_THAT(problems_of("model: {layers: [{filters: 3}]}\n")[0], Catch::Contains("missing required key 'model.layers[0].type'"));

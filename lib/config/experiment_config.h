@@ -345,7 +345,8 @@ struct ExperimentConfig {
       "demand. GPU: the CUDA caching allocator's share of the card; CPU: what LibTorch allocates. Past it the run "
       "stops with exit code 6.");
     v("precision", precision, "fp32, or bf16 / fp16: forward pass and loss under autocast in that type, weights "
-      "and optimizer in fp32. fp16 is for GPUs and uses loss scaling (README 'Mixed precision').");
+      "and optimizer in fp32. fp16 is for GPUs (CPUs too with LibTorch 2.x) and uses loss scaling (README "
+      "'Mixed precision').");
     v("mixed_precision", mixed_precision, "Autocast in the device's natural type: bf16 on CPUs, fp16 on GPUs "
       "(precision, when not fp32, wins).");
     v("loss_scale", loss_scale, "Dynamic loss scaling (fp16): skipped steps and the scale are logged.");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <regex>
 
+#include "config/platform_support.h"
+
 namespace trainer {
 namespace {
 
@@ -35,11 +37,12 @@ void validate_devices(const ExperimentConfig& config, ReadContext& context) {
 }
 
 void validate_precision(const ExperimentConfig& config, ReadContext& context) {
-  // LibTorch's CPU autocast knows bf16 only.
+  // LibTorch 1.13's CPU autocast knows bf16 only; 2.x's also fp16.
   const bool on_cpus = !config.devices.entries.empty() && config.devices.entries.front() == "cpu";
-  if (config.precision == Precision::kFp16 && on_cpus)
+  if (config.precision == Precision::kFp16 && on_cpus && !platform_support().cpu_fp16_autocast)
     context.problem(context.location_of("precision"),
-                    "precision: fp16 is for GPUs; on a CPU use bf16 (or mixed_precision: true, which picks bf16 there)");
+                    "precision: fp16 is for GPUs (this LibTorch's CPU autocast has no fp16); on a CPU use bf16 (or "
+                    "mixed_precision: true, which picks bf16 there)");
 }
 
 size_t spatial_dims(LayerKind kind) {

@@ -11,6 +11,28 @@ torch::ScalarType autocast_dtype(Precision precision, bool mixed_precision, bool
   return torch::kFloat32;
 }
 
+bool cpu_autocast_supports_fp16() {
+  static const bool supported = [] {
+    try {
+      auto weight = torch::full({4, 4}, 0.5, torch::requires_grad());
+      auto kernel = torch::full({2, 1, 3}, 0.5, torch::requires_grad());
+      torch::Tensor total;
+      {
+        AutocastScope scope(torch::kCPU, torch::kFloat16);
+        const auto dense = torch::nn::functional::linear(torch::ones({2, 4}), weight);
+        const auto conv = torch::conv1d(torch::ones({2, 1, 8}), kernel);
+        if (dense.scalar_type() != torch::kFloat16 || conv.scalar_type() != torch::kFloat16) return false;
+        total = dense.sum().to(torch::kFloat32) + conv.sum().to(torch::kFloat32);
+      }
+      total.backward();
+      return weight.grad().defined() && kernel.grad().defined();
+    } catch (const c10::Error&) {
+      return false;  // "not implemented for 'Half'" and the like
+    }
+  }();
+  return supported;
+}
+
 AutocastScope::AutocastScope(torch::DeviceType device, torch::ScalarType dtype)
     : device_(device), active_(dtype != torch::kFloat32) {
   if (active_) compat::set_autocast(device_, true, dtype);

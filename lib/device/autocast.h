@@ -16,6 +16,11 @@ namespace trainer {
 // CPUs, fp16 on GPUs; an explicit precision wins.
 torch::ScalarType autocast_dtype(Precision precision, bool mixed_precision, bool gpu);
 
+// Whether this LibTorch runs fp16 autocast on a CPU, forward and backward,
+// for the layers trainer builds (LibTorch 2.x: yes; 1.13: no). Probed once on
+// tiny tensors.
+bool cpu_autocast_supports_fp16();
+
 class AutocastScope {
  public:
   // `dtype` kFloat32 means no autocast: the scope does nothing.

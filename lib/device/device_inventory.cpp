@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "device/autocast.h"
 #include "util/blas.h"
 #include "util/torch_compat.h"
 
@@ -22,6 +23,7 @@ DeviceInventory take_inventory() {
   build.onednn = at::hasMKLDNN();
   build.mkl = at::hasMKL();
   build.blas = blas_name();
+  build.cpu_fp16_autocast = cpu_autocast_supports_fp16();
   build.intra_op_threads = default_threads_per_rank(inventory.cpu, 1);
   return inventory;
 }

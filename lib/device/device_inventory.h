@@ -17,6 +17,7 @@ struct BuildInfo {
   bool onednn = false;        // oneDNN (MKL-DNN) kernels: convolutions, bf16 on CPU
   bool mkl = false;
   std::string blas;
+  bool cpu_fp16_autocast = false;  // besides bf16
   int intra_op_threads = 0;   // trainer's default for one rank (cpu_threads: 0)
 };
 

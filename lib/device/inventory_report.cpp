@@ -50,7 +50,7 @@ std::string format_inventory_text(const DeviceInventory& inventory) {
          "; cuDNN " + (build.cudnn_version.empty() ? std::string("no") : build.cudnn_version) + "; NCCL " +
          yes_no(build.nccl) + "; oneDNN " + yes_no(build.onednn) + "; MKL " + yes_no(build.mkl) + "\n";
   out += "         BLAS: " + build.blas + "; intra-op threads by default: " + std::to_string(build.intra_op_threads) +
-         "\n";
+         "; CPU autocast: " + (build.cpu_fp16_autocast ? "bf16, fp16" : "bf16") + "\n";
   return out;
 }
 
@@ -77,7 +77,8 @@ std::string format_inventory_json(const DeviceInventory& inventory) {
          (build.cudnn_version.empty() ? "null" : json_string(build.cudnn_version)) + ",\"nccl\":" +
          (build.nccl ? "true" : "false") + ",\"onednn\":" + (build.onednn ? "true" : "false") +
          ",\"mkl\":" + (build.mkl ? "true" : "false") + ",\"blas\":" + json_string(build.blas) +
-         ",\"intra_op_threads\":" + std::to_string(build.intra_op_threads) + "}}\n";
+         ",\"intra_op_threads\":" + std::to_string(build.intra_op_threads) +
+         ",\"cpu_autocast\":" + (build.cpu_fp16_autocast ? "[\"bf16\",\"fp16\"]" : "[\"bf16\"]") + "}}\n";
   return out;
 }
 
