@@ -33,6 +33,7 @@ void save_checkpoint(const std::string& path, torch::nn::Module& model, const to
       archive.write("rng_cpu", compat::generator_state(compat::default_cpu_generator()));
       if (state.epoch_metric_sums.defined()) archive.write("epoch_metric_sums", state.epoch_metric_sums);
       if (state.loss_scaler.defined()) archive.write("loss_scaler", state.loss_scaler);
+      if (state.rng_gpu.defined()) archive.write("rng_gpu", state.rng_gpu);
       archive.save_to(tmp);
     } catch (const c10::Error& e) {
       throw IoError("cannot write checkpoint " + tmp + ": " + e.what_without_backtrace());
@@ -82,6 +83,8 @@ TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model,
     // Absent from runs without loss scaling (and from older checkpoints).
     torch::Tensor scaler;
     if (archive.try_read("loss_scaler", scaler)) state.loss_scaler = scaler.cpu();
+    torch::Tensor rng_gpu;
+    if (archive.try_read("rng_gpu", rng_gpu)) state.rng_gpu = rng_gpu.cpu();
   } catch (const c10::Error& e) {
     throw IoError("cannot load checkpoint " + path + ": " + e.what_without_backtrace(),
                   "is it a trainer checkpoint of this experiment's model?");

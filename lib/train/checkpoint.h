@@ -15,6 +15,7 @@ struct TrainingState {
   int64_t global_step = 0;
   torch::Tensor epoch_metric_sums;  // MetricAccumulator::state() when step_in_epoch > 0
   torch::Tensor loss_scaler;        // LossScaler::state() of runs that scale their loss
+  torch::Tensor rng_gpu;            // the training GPU's generator state (GPU runs)
 };
 
 // Written under a temporary name, then renamed: an existing checkpoint is

@@ -13,6 +13,7 @@
 #include "dist/cluster.h"
 #include "device/device_memory.h"
 #include "device/device_select.h"
+#include "device/gpu_rng.h"
 #include "dist/gradient_reducer.h"
 #include "train/checkpoint.h"
 #include "train/experiment_setup.h"
@@ -111,6 +112,7 @@ class TrainingLoop {
     state_ = load_checkpoint(point.checkpoint, *experiment_.model.net, optimizer_.get(), device_);
     if (LossScaler* scaler = precision_.scaler(); scaler && state_.loss_scaler.defined())
       scaler->load_state(state_.loss_scaler);
+    if (device_.is_cuda() && state_.rng_gpu.defined()) set_gpu_rng_state(device_.index(), state_.rng_gpu);
     // Mid-epoch metric sums are the sums over all ranks: one rank carries them.
     if (!cluster_.is_root() && state_.epoch_metric_sums.defined())
       state_.epoch_metric_sums = torch::zeros_like(state_.epoch_metric_sums);
@@ -310,6 +312,7 @@ class TrainingLoop {
     Stopwatch clock;
     TrainingState state = state_;
     if (const LossScaler* scaler = precision_.scaler()) state.loss_scaler = scaler->state();
+    if (device_.is_cuda()) state.rng_gpu = gpu_rng_state(device_.index());
     state.epoch = epochs_done;
     state.step_in_epoch = step_in_epoch;
     if (step_in_epoch > 0) {
