@@ -33,7 +33,7 @@ int fail(ExitCode code, const std::string& message, const std::string& hint = {}
 int run_guarded(const Action& action, const GlobalOptions& global) {
   try {
     trainer::init_logging(trainer::parse_log_level(global.log_level));
-    set_platform_support({cpu_autocast_supports_fp16()});
+    set_platform_probes({cpu_autocast_supports_fp16});
     action();
     return static_cast<int>(ExitCode::kSuccess);
   } catch (const SilentExit& e) {

@@ -17,10 +17,6 @@ torch::ScalarType scalar_type_of(const std::string& dtype) {
   throw UsageError("--dtype '" + dtype + "' is not one of fp32, bf16, fp16");
 }
 
-void synchronize(const torch::Device& device) {
-  if (device.is_cuda()) torch::cuda::synchronize(device.index());
-}
-
 // A 2x2 product tells whether this LibTorch multiplies `type` on `device`.
 void require_matmul_support(const torch::Device& device, torch::ScalarType type, const std::string& dtype) {
   try {

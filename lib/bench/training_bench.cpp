@@ -47,18 +47,18 @@ class StepRunner {
       if (!next) break;
       const auto inputs = next->inputs.to(device_);
       const auto labels = next->labels.to(device_);
-      synchronize();
+      synchronize(device_);
       const double data = clock.seconds();
       model.net->zero_grad(/*set_to_none=*/true);
       const auto output = precision_.forward(model, inputs);
       const auto loss = compute_loss(config_.loss, output, labels, model.final_softmax);
-      synchronize();
+      synchronize(device_);
       const double forward = clock.seconds();
       precision_.backward(loss);
-      synchronize();
+      synchronize(device_);
       const double backward = clock.seconds();
       if (precision_.unscale_and_check(model.net->parameters())) optimizer_->step();
-      synchronize();
+      synchronize(device_);
       const double done = clock.seconds();
       if (times) {
         times->data += data;
@@ -81,13 +81,7 @@ class StepRunner {
     }
   }
 
-  const torch::Device& device() const { return device_; }
   const MixedPrecision& precision() const { return precision_; }
-
-  // GPU work is asynchronous: a phase ends when the device has finished it.
-  void synchronize() const {
-    if (device_.is_cuda()) torch::cuda::synchronize(device_.index());
-  }
 
  private:
   const ExperimentConfig& config_;
@@ -122,7 +116,7 @@ TrainingBenchResult run_training_bench(const std::string& experiment_name, const
                                        const TrainingBenchOptions& options) {
   if (options.find_max_batch && config.memory_limit.mib == 0)
     throw UsageError("--find-max-batch needs a memory budget", "set memory_limit, e.g. --set memory_limit=2GiB");
-  const torch::Device device = resolve_device(expand_devices(config.devices.entries).front());
+  const torch::Device device = primary_device(config.devices.entries);
   configure_runtime(config, device);
   StepRunner runner(config, device);
   TrainingBenchResult result;

@@ -39,7 +39,7 @@ void validate_devices(const ExperimentConfig& config, ReadContext& context) {
 void validate_precision(const ExperimentConfig& config, ReadContext& context) {
   // LibTorch 1.13's CPU autocast knows bf16 only; 2.x's also fp16.
   const bool on_cpus = !config.devices.entries.empty() && config.devices.entries.front() == "cpu";
-  if (config.precision == Precision::kFp16 && on_cpus && !platform_support().cpu_fp16_autocast)
+  if (config.precision == Precision::kFp16 && on_cpus && !cpu_fp16_autocast_supported())
     context.problem(context.location_of("precision"),
                     "precision: fp16 is for GPUs (this LibTorch's CPU autocast has no fp16); on a CPU use bf16 (or "
                     "mixed_precision: true, which picks bf16 there)");

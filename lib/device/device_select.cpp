@@ -59,6 +59,14 @@ std::vector<std::string> expand_devices(const std::vector<std::string>& entries)
   return expanded;
 }
 
+torch::Device primary_device(const std::vector<std::string>& entries) {
+  return resolve_device(expand_devices(entries).front());
+}
+
+void synchronize(const torch::Device& device) {
+  if (device.is_cuda()) torch::cuda::synchronize(device.index());
+}
+
 std::string physical_gpu_id(const char* cuda_visible_devices, int index) {
   if (cuda_visible_devices == nullptr) return std::to_string(index);
   std::stringstream list(cuda_visible_devices);

@@ -13,6 +13,14 @@ namespace trainer {
 // "gpu:N" counts the visible GPUs (CUDA_VISIBLE_DEVICES applies).
 torch::Device resolve_device(const std::string& entry);
 
+// The one device of a single-process command (`eval`, `bench FILE`): the
+// first of `entries` once gpu:all is expanded, every entry checked.
+torch::Device primary_device(const std::vector<std::string>& entries);
+
+// Waits until `device` has finished its queued work (GPU work is
+// asynchronous, so a timed phase ends here); nothing to wait for on a CPU.
+void synchronize(const torch::Device& device);
+
 // "gpu:1 = physical GPU 3 (CUDA_VISIBLE_DEVICES=2,3): NVIDIA H100 80GB HBM3,
 // 79.1 GiB, 78.6 GiB free, compute 9.0", or the CPU's model and cores: what
 // the run's log states at start.

@@ -10,7 +10,7 @@ BackendChoice choose_backend(const std::vector<std::string>& devices, int local_
                              bool nccl_compiled) {
   BackendChoice choice;
   if (devices.empty()) return choice;
-  const std::string mine = DeviceList{devices}.of_local_rank(local_rank);
+  const std::string mine = device_of_local_rank(devices, local_rank);
   if (mine.rfind("gpu:", 0) != 0) return choice;
   const bool shared = devices.size() == 1 ? local_world_size > 1 : std::count(devices.begin(), devices.end(), mine) > 1;
   if (shared) {

@@ -380,7 +380,7 @@ RunSummary run_training(const ExperimentConfig& config, const RunOptions& option
 }
 
 std::vector<MetricValue> evaluate_checkpoint(const ExperimentConfig& config, const std::string& checkpoint) {
-  const torch::Device device = resolve_device(expand_devices(config.devices.entries).front());
+  const torch::Device device = primary_device(config.devices.entries);
   configure_runtime(config, device);
   Experiment experiment = prepare_experiment(config, device);
   load_checkpoint(checkpoint, *experiment.model.net, nullptr, device);

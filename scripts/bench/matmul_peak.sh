@@ -2,8 +2,10 @@
 # The fp32 matrix product against the CPU's estimated peak (goal: 90 %), on
 # the default shape A(10000x100) @ B(100x100000) and on square
 # shapes. The default shape does 200 FLOP per 4-byte output element over a
-# 4 GB product, so memory bandwidth bounds it on small machines; the square
-# shapes show what the BLAS reaches when the arithmetic dominates.
+# 4 GB product, which OpenBLAS zeroes in a pass of its own before its kernel
+# reads and writes it again, so memory bandwidth bounds it on small machines
+# (README 'trainer bench' has the breakdown); the square shapes show what the
+# BLAS reaches when the arithmetic dominates.
 #
 # Usage: scripts/bench/matmul_peak.sh [REPEATS]   (after scripts/build.sh)
 set -euo pipefail
