@@ -21,70 +21,25 @@ cd "$(dirname "$0")/.."
 source_dir=$(pwd)
 stage=${1:-all}
 chroots=${TRAINER_CHROOTS:-/var/tmp/trainer-chroots}
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 jobs=$(nproc)
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
+tool=check-libtorch2
+# shellcheck source=scripts/lib/chroot.sh
+source scripts/lib/chroot.sh
 
 build_packages="build-essential cmake pkg-config libgloo-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev"
 build_packages+=" zlib1g-dev libcurl4-openssl-dev libssl-dev"
-
-# The machine cannot host the chroots: fail, or in CI say so and succeed.
-cannot_check() {
-  if [ "${TRAINER_CHECK_IF_POSSIBLE:-0}" = 1 ]; then
-    echo "check-libtorch2: SKIPPED: $1"
-    exit 0
-  fi
-  echo "check-libtorch2: $1" >&2
-  exit 1
-}
-
-preflight() {
-  if [ -n "$sudo" ] && ! sudo -n true 2>/dev/null; then cannot_check "needs root or password-less sudo"; fi
-  local probe
-  probe=$(mktemp -d)
-  if ! $sudo mount --bind "$probe" "$probe" 2>/dev/null; then
-    rmdir "$probe"
-    cannot_check "bind mounts are not permitted here (the chroots need /proc, /dev and the sources)"
-  fi
-  $sudo umount "$probe"
-  rmdir "$probe"
-}
-
-mounted=()
-cleanup() {
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do $sudo umount -l "${mounted[i]}" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-
-bind() {  # SOURCE TARGET
-  $sudo mkdir -p "$2"
-  mountpoint -q "$2" || { $sudo mount --bind "$1" "$2" && mounted+=("$2"); }
-}
-
-in_root() {  # ROOT COMMAND...
-  local root=$1
-  shift
-  $sudo chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-    DEBIAN_FRONTEND=noninteractive bash -c "$*"
-}
 
 # A minimal trixie with contrib and non-free, and bookworm's Catch2 v2 (the
 # tests are written for Catch2 2.x; trixie ships 3.x).
 make_root() {  # ROOT
   local root=$1
-  if [ ! -x "$root/usr/bin/apt-get" ]; then
-    command -v debootstrap >/dev/null || $sudo apt-get install -y -qq debootstrap
-    echo "check-libtorch2: debootstrap trixie into $root"
-    $sudo mkdir -p "$root"
-    $sudo debootstrap --variant=minbase --components=main,contrib,non-free,non-free-firmware trixie "$root" "$mirror" \
-      >"$root.debootstrap.log" 2>&1 || { tail -20 "$root.debootstrap.log"; exit 1; }
+  local fresh=0
+  [ -x "$root/usr/bin/apt-get" ] || fresh=1
+  debian_root "$root" trixie main,contrib,non-free,non-free-firmware
+  if [ $fresh = 1 ]; then
     in_root "$root" "echo 'deb $mirror bookworm main' > /etc/apt/sources.list.d/bookworm.list
       printf 'Package: *\nPin: release n=bookworm\nPin-Priority: 100\n' > /etc/apt/preferences.d/bookworm"
   fi
-  bind /proc "$root/proc"
-  bind /dev "$root/dev"
-  bind /dev/pts "$root/dev/pts"
   bind "$source_dir" "$root/src"
   [ -d "$source_dir/../shared" ] && bind "$source_dir/../shared" "$root/shared"
   in_root "$root" "apt-get update -qq"
@@ -140,7 +95,7 @@ check_cuda() {
 }
 
 start=$(date +%s)
-preflight
+chroot_preflight
 case "$stage" in
   cpu) check_cpu ;;
   cuda) check_cuda ;;

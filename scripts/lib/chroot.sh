@@ -1,0 +1,68 @@
+# Debian chroots for the checks that need another Debian than this machine's
+# (scripts/check-libtorch2.sh, scripts/check-fresh-debian.sh). Sourced, not
+# run. The caller sets `tool` (its name, for messages) before sourcing.
+# Debian's archive only; nothing else is downloaded.
+
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+
+# The machine cannot host a chroot: fail, or with TRAINER_CHECK_IF_POSSIBLE=1
+# (CI) say so and succeed.
+cannot_check() {
+  if [ "${TRAINER_CHECK_IF_POSSIBLE:-0}" = 1 ]; then
+    echo "$tool: SKIPPED: $1"
+    exit 0
+  fi
+  echo "$tool: $1" >&2
+  exit 1
+}
+
+chroot_preflight() {
+  if [ -n "$sudo" ] && ! sudo -n true 2>/dev/null; then cannot_check "needs root or password-less sudo"; fi
+  local probe
+  probe=$(mktemp -d)
+  if ! $sudo mount --bind "$probe" "$probe" 2>/dev/null; then
+    rmdir "$probe"
+    cannot_check "bind mounts are not permitted here (the chroots need /proc, /dev and the sources)"
+  fi
+  $sudo umount "$probe"
+  rmdir "$probe"
+}
+
+# Every bind mount made here is undone on exit, last first.
+mounted=()
+unmount_all() {
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do $sudo umount -l "${mounted[i]}" 2>/dev/null || true; done
+  mounted=()
+}
+trap unmount_all EXIT
+
+bind() {  # SOURCE TARGET
+  $sudo mkdir -p "$2"
+  mountpoint -q "$2" || { $sudo mount --bind "$1" "$2" && mounted+=("$2"); }
+}
+
+# A command in ROOT as root, in a clean environment.
+in_root() {  # ROOT COMMAND...
+  local root=$1
+  shift
+  $sudo chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    DEBIAN_FRONTEND=noninteractive bash -c "$*"
+}
+
+# A minimal Debian SUITE in ROOT (kept when already there), with /proc and
+# /dev mounted.
+debian_root() {  # ROOT SUITE COMPONENTS
+  local root=$1 suite=$2 components=$3
+  if [ ! -x "$root/usr/bin/apt-get" ]; then
+    command -v debootstrap >/dev/null || $sudo apt-get install -y -qq debootstrap
+    echo "$tool: debootstrap $suite into $root"
+    $sudo mkdir -p "$root"
+    $sudo debootstrap --variant=minbase --components="$components" "$suite" "$root" "$mirror" \
+      >"$root.debootstrap.log" 2>&1 || { tail -20 "$root.debootstrap.log"; exit 1; }
+  fi
+  bind /proc "$root/proc"
+  bind /dev "$root/dev"
+  bind /dev/pts "$root/dev/pts"
+}
