@@ -121,7 +121,7 @@ TrainingBenchResult run_training_bench(const std::string& experiment_name, const
   StepRunner runner(config, device);
   TrainingBenchResult result;
   result.experiment = experiment_name;
-  result.device = device.str();
+  result.device = device_entry(device);
   result.precision = runner.precision().describe();
   result.batch_size = config.train.batch_size;
   result.steps = options.steps;

@@ -1,5 +1,6 @@
 #include "device/device_memory.h"
 
+#include "device/device_select.h"
 #include "device/gpu_memory.h"
 #include "util/text.h"
 
@@ -12,7 +13,7 @@ std::string apply_memory_budget(const torch::Device& device, int64_t budget_byte
                                   " on the CPU for this rank (what LibTorch allocates)"
                             : std::string();
   const GpuBudget budget = set_gpu_memory_budget(device.index(), budget_bytes);
-  const std::string gpu = "gpu:" + std::to_string(device.index());
+  const std::string gpu = device_entry(device);
   if (budget.budget_bytes == 0)
     return "memory budget: none on " + gpu + " (" + format_mib(budget.total_bytes) +
            "): the caching allocator grows on demand";
@@ -33,7 +34,7 @@ OutOfMemoryError gpu_out_of_memory(const torch::Device& device, const std::strin
                                    const std::string& what_to_try) {
   const MemoryUsage usage = device_memory_usage(device);
   const std::string first_line = torch_message.substr(0, torch_message.find('\n'));
-  return OutOfMemoryError("gpu:" + std::to_string(device.index()) + ": out of memory" +
+  return OutOfMemoryError(device_entry(device) + ": out of memory" +
                               (usage.budget_bytes > 0 ? " under memory_limit " + format_mib(usage.budget_bytes)
                                                       : std::string()) +
                               " (peak so far " + format_mib(usage.peak_bytes) + "): " + first_line,

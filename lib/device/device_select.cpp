@@ -59,6 +59,10 @@ std::vector<std::string> expand_devices(const std::vector<std::string>& entries)
   return expanded;
 }
 
+std::string device_entry(const torch::Device& device) {
+  return device.is_cuda() ? "gpu:" + std::to_string(device.index()) : "cpu";
+}
+
 torch::Device primary_device(const std::vector<std::string>& entries) {
   return resolve_device(expand_devices(entries).front());
 }
@@ -86,7 +90,7 @@ std::string describe_device(const torch::Device& device) {
   }
   const int index = device.index();
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  std::string text = "gpu:" + std::to_string(index) + " = physical GPU " + physical_gpu_id(visible, index) +
+  std::string text = device_entry(device) + " = physical GPU " + physical_gpu_id(visible, index) +
                      (visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : std::string());
   for (const GpuInfo& gpu : query_gpus()) {
     if (gpu.index != index) continue;

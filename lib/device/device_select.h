@@ -13,6 +13,9 @@ namespace trainer {
 // "gpu:N" counts the visible GPUs (CUDA_VISIBLE_DEVICES applies).
 torch::Device resolve_device(const std::string& entry);
 
+// The config's name of `device`: "cpu" or "gpu:N" (never LibTorch's "cuda:N").
+std::string device_entry(const torch::Device& device);
+
 // The one device of a single-process command (`eval`, `bench FILE`): the
 // first of `entries` once gpu:all is expanded, every entry checked.
 torch::Device primary_device(const std::vector<std::string>& entries);
