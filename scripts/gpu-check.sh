@@ -1,40 +1,103 @@
 #!/usr/bin/env bash
-# On a machine with an NVIDIA GPU and a Python PyTorch with CUDA: builds
-# trainer against the LibTorch inside that PyTorch (torch.utils.cmake_prefix_path)
-# in build-gpu/, prints the device inventory, runs the matrix-product
-# benchmark on the CPU and the first GPU side by side, and runs the GPU tests
-# (tests/gpu_e2e_test.cpp, tests/gpu_nccl_test.cpp: training on gpu:0 with the
-# device mapping logged, fp16 with loss scaling and bf16, the memory budget
-# enforced with exit code 6, bench cpu,gpu:0, two ranks sharing a GPU, and
-# with two GPUs or more, data-parallel over NCCL); the rest of the suite follows.
-# GPU tests skip with a message where no GPU exists, so this also runs, and
-# says so, on a machine without one.
+# The GPU check, for a machine with an NVIDIA GPU and a Python PyTorch with
+# CUDA, and possibly nothing else: no package archive, none of trainer's other
+# dependencies. Steps:
+#   1. unpack the dependency bundle (.gpu-bundle/, made by scripts/gpu-bundle.sh
+#      on a Debian 12 machine and carried here) into a private prefix
+#      (build-gpu/deps; never into /). Without a bundle the machine's own
+#      packages are used, as scripts/install-deps.sh installs them;
+#   2. build trainer and its tests in build-gpu/ against the LibTorch inside
+#      that PyTorch (torch.utils.cmake_prefix_path, C++11 ABI);
+#   3. print the device inventory; the matrix-product benchmark on the CPU and
+#      the first GPU side by side, and in fp16;
+#   4. the GPU tests (tests/gpu_e2e_test.cpp, tests/gpu_nccl_test.cpp: training
+#      on gpu:0 with the device mapping logged, fp16 with loss scaling and bf16,
+#      the memory budget enforced with exit code 6, bench cpu,gpu:0, two ranks
+#      sharing a GPU, and with two GPUs or more data-parallel over NCCL);
+#   5. the whole suite.
+# Every step runs even when an earlier one failed (after the build), each
+# writes LOGS/NN-step.log, and the summary names the failures; the exit code
+# is 1 if any step failed. Where no GPU is usable the GPU tests say SKIPPED.
 #
-# Usage: scripts/gpu-check.sh [PYTHON]   (default python3; the other
-# dependencies as scripts/install-deps.sh installs them, without libtorch-dev)
-set -euo pipefail
+# Usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--logs DIR]
+set -uo pipefail
 cd "$(dirname "$0")/.."
-python=${1:-python3}
-prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')
+# shellcheck source=scripts/lib/gpu_bundle.sh
+source scripts/lib/gpu_bundle.sh
+
+python=python3
+bundle=.gpu-bundle
+logs=build-gpu/logs
+while [ $# -gt 0 ]; do
+  case $1 in
+    --python) python=$2; shift 2 ;;
+    --bundle) bundle=$2; shift 2 ;;
+    --logs) logs=$2; shift 2 ;;
+    *) echo "usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--logs DIR]" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$logs"
+logs=$(cd "$logs" && pwd)
+jobs=$(nproc)
+step_number=0
+failed=()
+
+# step NAME COMMAND...: runs it, its output to the console and LOGS/NN-NAME.log.
+step() {
+  local name=$1; shift
+  step_number=$((step_number + 1))
+  local log
+  log=$(printf '%s/%02d-%s.log' "$logs" "$step_number" "$name")
+  echo "=== gpu-check: $name"
+  local start=$SECONDS
+  if "$@" 2>&1 | tee "$log"; then
+    echo "=== gpu-check: $name passed ($((SECONDS - start)) s)"
+  else
+    echo "=== gpu-check: $name FAILED ($((SECONDS - start)) s; log $log)"
+    failed+=("$name")
+  fi
+}
+
+summary() {
+  echo "=== gpu-check summary: $step_number steps, ${#failed[@]} failed${failed:+: ${failed[*]}}; logs in $logs"
+  [ ${#failed[@]} -eq 0 ]
+}
+
+torch_prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)') || exit 2
 cuda=$("$python" -c 'import torch; print(torch.version.cuda or "")')
 abi=$("$python" -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')
-echo "gpu-check: LibTorch from $prefix (CUDA ${cuda:-none}, C++11 ABI $abi)"
+echo "gpu-check: PyTorch $("$python" -c 'import torch; print(torch.__version__)') from $torch_prefix" \
+     "(CUDA ${cuda:-none}, C++11 ABI $abi)"
 if [ "$abi" != 1 ]; then
   echo "gpu-check: this PyTorch uses the pre-C++11 ABI; Debian's yaml-cpp, spdlog and fmt do not link with it." >&2
   echo "gpu-check: use a PyTorch built with the C++11 ABI (2.6 and later wheels are) or LibTorch's cxx11-abi zip." >&2
   exit 2
 fi
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DCMAKE_PREFIX_PATH="$prefix"
-cmake --build build-gpu -j"$(nproc)"
-build-gpu/trainer devices
+
+cmake_args=(-DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=OFF)
+if compgen -G "$bundle/*.deb" >/dev/null; then
+  deps=$(pwd)/build-gpu/deps
+  unpack_bundle "$bundle" "$deps" || exit 2
+  echo "gpu-check: $(ls "$bundle"/*.deb | wc -l) packages of $bundle unpacked into $deps"
+  mapfile -t bundle_args < <(bundle_cmake_args "$deps")
+  cmake_args+=("-DCMAKE_PREFIX_PATH=$deps/usr;$torch_prefix" "${bundle_args[@]}")
+else
+  echo "gpu-check: no bundle in $bundle: using this machine's own packages"
+  cmake_args+=("-DCMAKE_PREFIX_PATH=$torch_prefix")
+fi
+
+step configure cmake -S . -B build-gpu "${cmake_args[@]}"
+step build cmake --build build-gpu -j"$jobs"
+if [ ${#failed[@]} -gt 0 ]; then summary; exit 1; fi
+
+step devices build-gpu/trainer devices
 if [ -n "$cuda" ] && "$python" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)'; then
-  build-gpu/trainer bench --device cpu,gpu:0 --repeat 5
-  build-gpu/trainer bench --device gpu:0 --dtype fp16 --repeat 5
+  step bench-fp32 build-gpu/trainer bench --device cpu,gpu:0 --repeat 5
+  step bench-fp16 build-gpu/trainer bench --device gpu:0 --dtype fp16 --repeat 5
+  step bench-bf16 build-gpu/trainer bench --device gpu:0 --dtype bf16 --repeat 5
 else
   echo "gpu-check: no usable GPU: the GPU tests will say SKIPPED"
 fi
-cd build-gpu
-ctest --output-on-failure -R "NCCL|GPU|gpu" 2>&1 | tee gpu-tests.log
-skipped=$(grep -c "SKIPPED" Testing/Temporary/LastTest.log || true)
-echo "gpu-check: $skipped GPU test(s) skipped"
-ctest --output-on-failure -j"$(nproc)"
+step gpu-tests ctest --test-dir build-gpu --output-on-failure -R "NCCL|GPU|gpu"
+step all-tests ctest --test-dir build-gpu --output-on-failure -j"$jobs"
+summary

@@ -47,6 +47,32 @@ elseif(NOT TARGET yaml-cpp)
     INTERFACE_LINK_LIBRARIES "${YAML_CPP_LIBRARIES}")
 endif()
 
+# PyTorch's wheels ship their own, newer fmt in torch/include. spdlog must
+# compile against the fmt it was built with, so that fmt's headers come first
+# on every compile line. With Debian's packages they are in /usr/include,
+# which CMake never writes on a compile line, so this changes nothing there.
+if(TARGET fmt::fmt)
+  get_target_property(TRAINER_FMT_INCLUDES fmt::fmt INTERFACE_INCLUDE_DIRECTORIES)
+  if(TRAINER_FMT_INCLUDES)
+    include_directories(BEFORE SYSTEM ${TRAINER_FMT_INCLUDES})
+  endif()
+endif()
+
+# PyTorch's wheels export the std::filesystem functions of the libstdc++ they
+# were statically built with (pytorch/pytorch#133437). A reference binds to
+# the first library on the link line that defines it, and at run time to the
+# first in DT_NEEDED order; libtorch comes before libstdc++ in both, so our
+# std::filesystem::remove_all ran libtorch.so's copy and crashed (seen with
+# PyTorch 2.11). The shared libstdc++ goes first on every link line, by its
+# full path: some toolchains (a relocated GCC whose own library folder holds
+# only libstdc++.a) would otherwise link a static libstdc++ after libtorch.
+execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so.6
+                OUTPUT_VARIABLE TRAINER_LIBSTDCXX OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT IS_ABSOLUTE "${TRAINER_LIBSTDCXX}")
+  set(TRAINER_LIBSTDCXX -lstdc++)
+endif()
+add_link_options("SHELL:-Wl,--push-state,--no-as-needed ${TRAINER_LIBSTDCXX} -Wl,--pop-state")
+
 find_package(Threads REQUIRED)
 
 # One precompiled <torch/torch.h>, shared by every target that includes torch:

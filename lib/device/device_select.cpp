@@ -54,7 +54,8 @@ std::vector<std::string> expand_devices(const std::vector<std::string>& entries)
       expanded.push_back(entry);
       continue;
     }
-    for (size_t i = 0; i < torch::cuda::device_count(); ++i) expanded.push_back("gpu:" + std::to_string(i));
+    const auto visible = static_cast<int64_t>(torch::cuda::device_count());  // size_t in 1.13, int8 in 2.x
+    for (int64_t i = 0; i < visible; ++i) expanded.push_back("gpu:" + std::to_string(i));
   }
   return expanded;
 }

@@ -145,7 +145,10 @@ class C10dCommunicator : public Communicator {
   void broadcast(std::vector<torch::Tensor> tensors, int root) override {
     std::vector<std::unique_ptr<PendingCollective>> pending;
     for (auto& tensor : tensors) {
-      std::vector<at::Tensor> one{tensor};
+      // Parameters require grad; Gloo copies a CUDA result back with copy_,
+      // which autograd refuses on such a leaf. The detached tensor shares the
+      // storage, so the parameter still receives rank 0's values.
+      std::vector<at::Tensor> one{tensor.detach()};
       c10d::BroadcastOptions options;
       options.rootRank = root;
       options.timeout = collective_timeout_;
