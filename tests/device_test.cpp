@@ -96,16 +96,21 @@ TEST_CASE("a GPU that is not there fails before any work with exit code 5", "[de
     CHECK_FALSE(fs::exists(dir + "/runs"));
   }
   CHECK(run_trainer({"bench", experiment, "--set", "devices=gpu:99"}, dir).exit_code == 5);
-  SECTION("without CUDA every GPU entry is refused, gpu:all included") {
-    if (run_trainer({"devices"}, dir).out.find("CUDA: no") == std::string::npos) {
-      WARN("SKIPPED: this LibTorch has CUDA");
-      return;
-    }
-    for (const std::string devices : {"gpu:0", "gpu:all"}) {
-      const auto result = run_trainer({"run", experiment, "--devices", devices}, dir);
-      CHECK(result.exit_code == 5);
-      CHECK_THAT(result.err, Catch::Contains(devices + " asked for, but this LibTorch has no CUDA"));
-    }
+}
+
+TEST_CASE("without CUDA every GPU entry is refused, gpu:all included", "[device][e2e]") {
+  const std::string dir = fresh_dir("device-no-cuda");
+  if (run_trainer({"devices"}, dir).out.find("; CUDA no;") == std::string::npos) {
+    WARN("SKIPPED: this LibTorch has CUDA");
+    return;
+  }
+  MlpExperiment spec;
+  spec.run_name = "run";
+  const std::string experiment = write_mlp_experiment(dir, spec);
+  for (const std::string devices : {"gpu:0", "gpu:all"}) {
+    const auto result = run_trainer({"run", experiment, "--devices", devices}, dir);
+    CHECK(result.exit_code == 5);
+    CHECK_THAT(result.err, Catch::Contains(devices + " asked for, but this LibTorch has no CUDA"));
   }
 }
 
