@@ -87,7 +87,7 @@ check_cuda() {
   # them, and they need cuDNN.
   in_root "$root" "cmake -S /src -B /build-cuda -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=OFF \
       -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined >/build-cuda.configure.log 2>&1 || { tail -30 /build-cuda.configure.log; exit 1; }
-    grep -q USE_C10D_NCCL /build-cuda/lib/dist/CMakeFiles/trainer_dist.dir/flags.make ||
+    grep -q USE_C10D_NCCL /build-cuda/lib/distributed/CMakeFiles/trainer_distributed.dir/flags.make ||
       { echo 'check-libtorch2: the CUDA Torch target did not define USE_C10D_NCCL'; exit 1; }
     $(build_command /build-cuda --target trainer trainer_torch_test_objects)
     nm -C /build-cuda/trainer | grep -q 'c10d::ProcessGroupNCCL::ProcessGroupNCCL' &&

@@ -10,7 +10,7 @@
 #      that PyTorch (torch.utils.cmake_prefix_path, C++11 ABI);
 #   3. print the device inventory; the matrix-product benchmark on the CPU and
 #      the first GPU side by side, and in fp16;
-#   4. the GPU tests (tests/gpu_e2e_test.cpp, tests/gpu_nccl_test.cpp: training
+#   4. the GPU tests (tests/cli/gpu_e2e_test.cpp, tests/distributed/gpu_nccl_test.cpp: training
 #      on gpu:0 with the device mapping logged, fp16 with loss scaling and bf16,
 #      the memory budget enforced with exit code 6, bench cpu,gpu:0, two ranks
 #      sharing a GPU, and with two GPUs or more data-parallel over NCCL);

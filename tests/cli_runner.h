@@ -5,7 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
+
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,8 +32,8 @@ inline std::string read_text(const std::string& path) {
 }
 
 // Starts `argv` with stdout/stderr to files in `dir` (named
-// `tag`stdout, `tag`stderr), the environment plus `env` ("NAME=value");
-// returns the pid.
+// `tag`stdout, `tag`stderr), the environment with `env` ("NAME=value")
+// replacing or adding variables; returns the pid.
 inline pid_t spawn_process(std::vector<std::string> argv_storage, const std::string& dir,
                            const std::vector<std::string>& env = {}, const std::string& tag = "") {
   std::vector<char*> argv;
@@ -42,9 +45,14 @@ inline pid_t spawn_process(std::vector<std::string> argv_storage, const std::str
                                    0644);
   posix_spawn_file_actions_addopen(&actions, 2, (dir + "/" + tag + "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0644);
-  std::vector<std::string> env_storage;
-  for (char** entry = environ; *entry != nullptr; ++entry) env_storage.emplace_back(*entry);
-  env_storage.insert(env_storage.end(), env.begin(), env.end());
+  const auto name_of = [](const std::string& entry) { return entry.substr(0, entry.find('=') + 1); };
+  std::vector<std::string> env_storage(env.begin(), env.end());
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string inherited = *entry;
+    bool replaced = false;
+    for (const auto& given : env) replaced = replaced || name_of(given) == name_of(inherited);
+    if (!replaced) env_storage.push_back(inherited);
+  }
   std::vector<char*> envp;
   for (auto& e : env_storage) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -72,8 +80,17 @@ inline CliResult wait_trainer(pid_t pid, const std::string& dir, const std::stri
   return result;
 }
 
-inline CliResult run_trainer(const std::vector<std::string>& args, const std::string& dir) {
-  return wait_trainer(spawn_trainer(args, dir), dir);
+inline CliResult run_trainer(const std::vector<std::string>& args, const std::string& dir,
+                             const std::vector<std::string>& env = {}) {
+  return wait_trainer(spawn_trainer(args, dir, env), dir);
+}
+
+// The number after "KEY": in the binary's --json output.
+inline double number_after(const std::string& text, const std::string& key) {
+  const std::regex pattern("\"" + key + "\":([-0-9.e+]+)");
+  std::smatch m;
+  REQUIRE(std::regex_search(text, m, pattern));
+  return std::stod(m[1].str());
 }
 
 }  // namespace trainer::testing

@@ -10,11 +10,16 @@ namespace trainer::testing {
 
 inline std::string source_dir() { return TRAINER_SOURCE_DIR; }
 inline std::string binary_path() { return TRAINER_BINARY; }
-// ../shared/data beside the project: absent in a user's fresh clone.
-inline std::string shared_data_dir() { return TRAINER_SOURCE_DIR "/../shared/data"; }
-inline bool have_shared_reuters() {
-  return std::filesystem::exists(shared_data_dir() + "/reuters21578/reut2-000.sgm");
+// The lab's data folder, TRAINER_DATA_DIR (scripts/run-tests.sh sets it when
+// the corpus is at hand); empty when unset, as in a user's fresh clone.
+inline std::string data_root_dir() {
+  const char* root = std::getenv("TRAINER_DATA_DIR");
+  return root ? root : "";
 }
+inline bool have_reuters_corpus() {
+  return !data_root_dir().empty() && std::filesystem::exists(data_root_dir() + "/reuters21578/reut2-000.sgm");
+}
+inline const char* kNeedsReutersCorpus = "SKIPPED: needs TRAINER_DATA_DIR holding reuters21578/ (the SGML corpus)";
 inline std::string fashion_mnist_dir() { return "/usr/share/datasets/fashion-mnist"; }
 inline bool have_fashion_mnist() {
   return std::filesystem::exists(fashion_mnist_dir() + "/train-images-idx3-ubyte.gz");
@@ -33,14 +38,14 @@ inline std::string fresh_dir(const std::string& name) {
   return dir;
 }
 
-// .npz files written by numpy itself (tests/reference/write_npz.py), made
+// .npz files written by numpy itself (tests/data/write_npz.py), made
 // once per test binary run; empty when numpy is missing.
 inline std::string numpy_written_files() {
   static const std::string dir = [] {
     if (!system_python_has("numpy")) return std::string();
     // Per process: ctest runs test cases in parallel processes.
     const std::string out = fresh_dir("numpy-written-" + std::to_string(getpid()));
-    const std::string command = "/usr/bin/python3 " + source_dir() + "/tests/reference/write_npz.py " + out;
+    const std::string command = "/usr/bin/python3 " + source_dir() + "/tests/data/write_npz.py " + out;
     return std::system(command.c_str()) == 0 ? out : std::string();
   }();
   return dir;

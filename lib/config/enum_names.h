@@ -1,5 +1,5 @@
 #pragma once
-// Text <-> enum for every mode in the config (STYLE.md rule 3): one table per
+// Text <-> enum for every mode in the config, so a mode is typed once: one table per
 // enum, and one function that lists the valid spellings in its error.
 #include <optional>
 #include <string>

@@ -74,8 +74,9 @@ struct DataConfig {
     v("dataset", dataset, "Which data set: reuters, fashion_mnist, mnist or synthetic.");
     v("path", path,
       "Where the data is. reuters: Keras's reuters.npz or the folder of the Reuters-21578 .sgm files "
-      "(default: cache_dir/reuters.npz, then ../shared/data/reuters21578, then a download); "
-      "fashion_mnist/mnist: the folder of IDX files (default /usr/share/datasets/fashion-mnist).");
+      "(default: $TRAINER_DATA_DIR/reuters.npz or reuters21578/, then cache_dir/reuters.npz, then a download); "
+      "fashion_mnist/mnist: the folder of IDX files (default $TRAINER_DATA_DIR/fashion-mnist or mnist/, then "
+      "/usr/share/datasets/fashion-mnist for fashion_mnist).");
     v("cache_dir", cache_dir, "reuters: where reuters.npz is looked for and downloaded to (Keras's cache).",
       not_empty());
     v("download", download, "reuters: download reuters.npz when it is nowhere to be found.");

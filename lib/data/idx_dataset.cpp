@@ -1,5 +1,6 @@
 #include <filesystem>
 
+#include "data/data_root.h"
 #include "data/dataset_loaders.h"
 #include "data/file_bytes.h"
 #include "data/idx_format.h"
@@ -38,10 +39,20 @@ TensorDataset load_split(const std::string& dir, const std::string& prefix) {
   return split;
 }
 
+// data.path when given; else the lab's data folder when it holds the set;
+// else the default place.
+std::string locate_idx_dataset(const DataConfig& config, const std::string& name) {
+  if (!config.path.empty()) return config.path;
+  const bool fashion = name == "fashion_mnist";
+  const std::string in_root = in_data_root(fashion ? "fashion-mnist" : "mnist");
+  if (!in_root.empty() && std::filesystem::is_directory(in_root)) return in_root;
+  return fashion ? kFashionMnistDir : "data/mnist";
+}
+
 }  // namespace
 
 DataSplits load_idx_dataset(const DataConfig& config, const std::string& name) {
-  const std::string dir = config.path.empty() ? (name == "fashion_mnist" ? kFashionMnistDir : "data/mnist") : config.path;
+  const std::string dir = locate_idx_dataset(config, name);
   DataSplits splits;
   splits.train = load_split(dir, "train");
   splits.valid = load_split(dir, "t10k");

@@ -1,6 +1,6 @@
 #pragma once
 // Reads the Reuters-21578 SGML files and rebuilds the Keras "Reuters newswire
-// topics" set from them, as Keras did (../shared/data/README.md): each
+// topics" set from them, as Keras did: each
 // newswire with topics under its first topic, topics with at least 15
 // newswires, words numbered by frequency (most frequent = 1, ties in order of
 // first occurrence).

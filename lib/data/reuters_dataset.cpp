@@ -1,6 +1,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "data/data_root.h"
 #include "data/dataset_loaders.h"
 #include "data/keras_sequences.h"
 #include "data/download.h"
@@ -8,6 +9,7 @@
 #include "data/reuters_npz.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/text.h"
 
 namespace trainer {
 namespace {
@@ -20,21 +22,25 @@ std::string expand_home(const std::string& path) {
   return home ? std::string(home) + path.substr(1) : path;
 }
 
-// data.path when given; else what Keras users already have, then the corpus
-// beside the project, then a download into Keras's cache.
+// data.path when given; else the lab's data folder (TRAINER_DATA_DIR), then
+// what Keras users already have, then a download into Keras's cache.
 std::string locate_reuters(const DataConfig& config) {
   if (!config.path.empty()) {
     if (fs::exists(config.path)) return config.path;
     throw DataError("data.path " + config.path + " does not exist",
                     "point it at reuters.npz or at the folder of the Reuters-21578 reut2-*.sgm files");
   }
+  std::vector<std::string> places;
+  for (const char* name : {"reuters.npz", "reuters21578"})
+    if (const std::string place = in_data_root(name); !place.empty()) places.push_back(place);
   const std::string cached = expand_home(config.cache_dir) + "/reuters.npz";
-  const std::string corpus = "../shared/data/reuters21578";
-  for (const auto& place : {cached, corpus})
+  places.push_back(cached);
+  for (const auto& place : places)
     if (fs::exists(place)) return place;
   if (!config.download)
-    throw DataError("the Reuters data set was not found at " + cached + " nor " + corpus + ", and data.download is off",
-                    "put Keras's reuters.npz at " + cached + ", or set data.path");
+    throw DataError("the Reuters data set was not found at " + join(places, ", ") + ", and data.download is off",
+                    "put Keras's reuters.npz at " + cached + ", set data.path, or set " + kDataRootVariable +
+                        " to a folder holding reuters.npz or reuters21578/");
   download_verified({config.url, config.sha256, cached});
   return cached;
 }

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "config/experiment_config.h"
-#include "dist/launch_env.h"
+#include "distributed/launch_env.h"
 #include "train/epoch_log.h"
 
 namespace trainer {

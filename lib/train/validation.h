@@ -1,7 +1,7 @@
 #pragma once
 #include "config/experiment_config.h"
 #include "data/dataset.h"
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 #include "models/model.h"
 #include "train/epoch_log.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// One logger for the whole program (STYLE.md rule 6). Messages go to stderr;
+// One logger for the whole program, aware of the rank. Messages go to stderr;
 // once a run directory exists they also go to <run_dir>/train.log (rank 0)
 // and to each rank's worklog.<rank>. The epoch
 // records, the documented contract, go to stdout through `emit_record`.

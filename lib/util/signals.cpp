@@ -5,7 +5,8 @@
 
 namespace trainer {
 namespace {
-// The one piece of global mutable state besides the logger (STYLE.md rule 7).
+// The one piece of global mutable state besides the logger: a signal handler
+// can only set a flag, which the loop polls between steps.
 volatile std::sig_atomic_t g_interrupts = 0;
 volatile std::sig_atomic_t g_last_signal = 0;
 

@@ -5,11 +5,11 @@
 # final validation accuracy, top-5 and loss of each, and seconds per epoch.
 # bf16 is emulated (slow) on CPUs without AVX-512-BF16: `trainer devices`.
 #
-# Usage: scripts/bench/bf16_accuracy.sh [SEEDS]   (after scripts/build.sh; needs ../shared/data)
+# Usage: scripts/bench/bf16_accuracy.sh [SEEDS]   (after scripts/build.sh; needs TRAINER_DATA_DIR holding reuters21578/)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seeds=${1:-3}
-corpus=../shared/data/reuters21578
+corpus=${TRAINER_DATA_DIR:-}/reuters21578
 [ -d "$corpus" ] || { echo "no $corpus: this benchmark needs the Reuters corpus" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

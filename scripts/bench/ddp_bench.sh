@@ -10,11 +10,11 @@
 # trainer's ranks, the share of training time spent waiting for the
 # all-reduce (what backward did not hide).
 #
-# Usage: scripts/bench/ddp_bench.sh [EPOCHS]   (after scripts/build.sh; needs ../shared/data)
+# Usage: scripts/bench/ddp_bench.sh [EPOCHS]   (after scripts/build.sh; needs TRAINER_DATA_DIR holding reuters21578/)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 epochs=${1:-2}
-corpus=../shared/data/reuters21578
+corpus=${TRAINER_DATA_DIR:-}/reuters21578
 [ -d "$corpus" ] || { echo "ddp_bench: needs the Reuters-21578 corpus in $corpus" >&2; exit 3; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

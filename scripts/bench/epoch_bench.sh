@@ -4,12 +4,12 @@
 # LibTorch (Debian's python3-torch), data, batch size and thread count.
 # The first epoch is warm-up; the figures are of the last one.
 #
-# Usage: scripts/bench/epoch_bench.sh [THREADS] [EPOCHS]   (after scripts/build.sh)
+# Usage: scripts/bench/epoch_bench.sh [THREADS] [EPOCHS]   (after scripts/build.sh; needs TRAINER_DATA_DIR holding reuters21578/)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 threads=${1:-$(nproc)}
 epochs=${2:-2}
-corpus=../shared/data/reuters21578
+corpus=${TRAINER_DATA_DIR:-}/reuters21578
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

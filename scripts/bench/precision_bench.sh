@@ -5,11 +5,11 @@
 # native bf16: `trainer devices` says). Also the matrix-product benchmark in
 # both types against the CPU's estimated peak.
 #
-# Usage: scripts/bench/precision_bench.sh [SAMPLES]   (after scripts/build.sh; Reuters needs ../shared/data)
+# Usage: scripts/bench/precision_bench.sh [SAMPLES]   (after scripts/build.sh; Reuters needs TRAINER_DATA_DIR holding reuters21578/)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 samples=${1:-2000}
-corpus=../shared/data/reuters21578
+corpus=${TRAINER_DATA_DIR:-}/reuters21578
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

@@ -3,8 +3,8 @@
 // collective routed by the tensor's device.
 #include <catch2/catch.hpp>
 
-#include "dist/c10d_communicator.h"
-#include "dist/supervisor.h"
+#include "distributed/c10d_communicator.h"
+#include "distributed/supervisor.h"
 
 using namespace trainer;
 

@@ -198,15 +198,15 @@ TEST_CASE("the Fashion-MNIST reference config, shortened", "[e2e][fashion]") {
                 {"data.max_train_samples=3000", "data.max_valid_samples=1000"});
 }
 
-TEST_CASE("the Reuters reference config, shortened", "[e2e][reuters][shared-data]") {
-  if (!have_shared_reuters()) {
-    WARN("SKIPPED: needs ../shared/data/reuters21578 beside the project");
+TEST_CASE("the Reuters reference config, shortened", "[e2e][reuters][corpus]") {
+  if (!have_reuters_corpus()) {
+    WARN(kNeedsReutersCorpus);
     return;
   }
   const auto epochs =
       run_shortened("reuters_conv1d.yaml", fresh_dir("e2e-reuters"),
                     {"data.max_train_samples=2000", "data.max_valid_samples=500",
-                     "data.path=" + shared_data_dir() + "/reuters21578"});
+                     "data.path=" + data_root_dir() + "/reuters21578"});
   CHECK_THAT(epochs[0].values, Catch::Contains("Top5 Accuracy:"));
 }
 

@@ -1,4 +1,4 @@
-#include "dist/supervisor.h"
+#include "distributed/supervisor.h"
 
 #include <netinet/in.h>
 #include <signal.h>

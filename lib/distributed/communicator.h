@@ -1,6 +1,6 @@
 #pragma once
 // The one interface the trainer sees for everything that crosses ranks
-// (STYLE.md rule 5). A single process uses SingleProcessCommunicator, where
+// (only c10d_communicator.cpp includes c10d). A single process uses SingleProcessCommunicator, where
 // every collective is the identity; c10d_communicator.cpp implements it over
 // PyTorch's c10d (Gloo for CPU tensors). Collectives throw DistributedError.
 #include <torch/torch.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/key_value_store.h"
+#include "distributed/key_value_store.h"
 
 namespace trainer {
 

@@ -7,7 +7,7 @@
 #include "cli_runner.h"
 #include "config/config_loader.h"
 #include "data/dataset.h"
-#include "dist/gradient_reducer.h"
+#include "distributed/gradient_reducer.h"
 #include "epoch_records.h"
 #include "train/checkpoint.h"
 #include "train/experiment_setup.h"

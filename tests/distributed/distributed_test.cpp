@@ -11,10 +11,10 @@
 #include <thread>
 
 #include "data/sampler.h"
-#include "dist/backend_choice.h"
-#include "dist/heartbeat.h"
-#include "dist/launch_env.h"
-#include "dist/supervisor.h"
+#include "distributed/backend_choice.h"
+#include "distributed/heartbeat.h"
+#include "distributed/launch_env.h"
+#include "distributed/supervisor.h"
 #include "test_paths.h"
 #include "util/error.h"
 

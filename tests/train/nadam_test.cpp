@@ -33,7 +33,7 @@ TEST_CASE("NAdam matches torch.optim.NAdam step by step", "[train][nadam][python
     WARN("SKIPPED: needs Debian's python3-torch (/usr/bin/python3 with torch)");
     return;
   }
-  const std::string script = testing::source_dir() + "/tests/reference/nadam_reference.py";
+  const std::string script = testing::source_dir() + "/tests/train/nadam_reference.py";
   FILE* pipe = popen(("/usr/bin/python3 " + script).c_str(), "r");
   REQUIRE(pipe != nullptr);
   std::string output;

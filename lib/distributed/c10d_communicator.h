@@ -5,8 +5,8 @@
 // an NCCL group for CUDA tensors.
 #include <memory>
 
-#include "dist/communicator.h"
-#include "dist/launch_env.h"
+#include "distributed/communicator.h"
+#include "distributed/launch_env.h"
 
 namespace trainer {
 

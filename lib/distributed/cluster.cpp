@@ -1,9 +1,9 @@
-#include "dist/cluster.h"
+#include "distributed/cluster.h"
 
 #include <functional>
 
-#include "dist/backend_choice.h"
-#include "dist/c10d_communicator.h"
+#include "distributed/backend_choice.h"
+#include "distributed/c10d_communicator.h"
 #include "util/error.h"
 
 namespace trainer {

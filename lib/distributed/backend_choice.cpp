@@ -1,4 +1,4 @@
-#include "dist/backend_choice.h"
+#include "distributed/backend_choice.h"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 // background thread and watches everyone else's. A rank that dies, is stopped
 // or loses its machine goes silent; after dist.timeout the others stop with a
 // message that names it and the phase it was last seen in, instead of hanging
-// in a collective (USERS.md 1). Torch-free: it sees the store as a
+// in a collective. Torch-free: it sees the store as a
 // KeyValueStore.
 #include <atomic>
 #include <chrono>
@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "dist/key_value_store.h"
+#include "distributed/key_value_store.h"
 
 namespace trainer {
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 
 namespace trainer {
 

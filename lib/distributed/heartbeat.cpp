@@ -1,4 +1,4 @@
-#include "dist/heartbeat.h"
+#include "distributed/heartbeat.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -61,6 +61,10 @@ TEST_CASE("downloads from a real HTTP server on loopback, verified", "[data][dow
   }
 }
 
+// The lab's data folder would be found before the cache: these runs are a
+// user's without one.
+const std::string kNoDataRoot = "TRAINER_DATA_DIR=";
+
 TEST_CASE("trainer run downloads reuters.npz into its cache when missing", "[e2e][download][python]") {
   if (served_dir().empty()) {
     WARN("SKIPPED: needs Debian's python3 and python3-numpy");
@@ -74,7 +78,7 @@ TEST_CASE("trainer run downloads reuters.npz into its cache when missing", "[e2e
        "data.sequence_length=40", "--set", "data.cache_dir=" + dir + "/cache", "--set",
        "data.url=" + server.url("tiny_reuters.npz"), "--set",
        "data.sha256=" + sha256_of_file(served_dir() + "/tiny_reuters.npz"), "--set", "log.dir=" + dir + "/runs"},
-      dir);
+      dir, {kNoDataRoot});
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   CHECK(fs::exists(dir + "/cache/reuters.npz"));
@@ -86,8 +90,42 @@ TEST_CASE("trainer run downloads reuters.npz into its cache when missing", "[e2e
          "data.cache_dir=" + dir + "/empty-cache", "--set",
          "data.url=http://127.0.0.1:" + std::to_string(testing::free_loopback_port()) + "/reuters.npz", "--set",
          "log.dir=" + dir + "/runs"},
-        dir);
+        dir, {kNoDataRoot});
     CHECK(offline.exit_code == 3);
     CHECK_THAT(offline.err, Catch::Contains("put the file at " + dir + "/empty-cache/reuters.npz"));
+  }
+}
+
+TEST_CASE("TRAINER_DATA_DIR is looked in before Keras's cache", "[e2e][data][python]") {
+  if (served_dir().empty()) {
+    WARN("SKIPPED: needs Debian's python3 and python3-numpy");
+    return;
+  }
+  const std::string dir = testing::fresh_dir("data-root");
+  const std::string root = dir + "/lab-data";
+  fs::create_directories(root);
+  fs::copy_file(served_dir() + "/tiny_reuters.npz", root + "/reuters.npz");
+  const std::vector<std::string> args{"run",
+                                      testing::source_dir() + "/configs/reuters_conv1d.yaml",
+                                      "--set",
+                                      "train.epochs=1",
+                                      "--set",
+                                      "data.sequence_length=40",
+                                      "--set",
+                                      "data.download=false",
+                                      "--set",
+                                      "data.cache_dir=" + dir + "/cache",
+                                      "--set",
+                                      "log.dir=" + dir + "/runs"};
+  const auto found = testing::run_trainer(args, dir, {"TRAINER_DATA_DIR=" + root});
+  INFO(found.err);
+  CHECK(found.exit_code == 0);
+  CHECK_THAT(found.err, Catch::Contains("reading " + root + "/reuters.npz"));
+  CHECK_FALSE(fs::exists(dir + "/cache"));
+
+  SECTION("without it and without the cache: a data error naming every place looked in") {
+    const auto missing = testing::run_trainer(args, dir, {kNoDataRoot});
+    CHECK(missing.exit_code == 3);
+    CHECK_THAT(missing.err, Catch::Contains(dir + "/cache/reuters.npz") && Catch::Contains("TRAINER_DATA_DIR"));
   }
 }

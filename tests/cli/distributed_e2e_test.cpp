@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "cli_runner.h"
-#include "dist/supervisor.h"
+#include "distributed/supervisor.h"
 #include "epoch_records.h"
 
 using namespace trainer::testing;

@@ -37,12 +37,12 @@ Reuter</BODY></TEXT></REUTERS>
   CHECK(words.sequences[2] == std::vector<int64_t>{1, 4, 5, 6, 7});  // cocoa fell lt up gt
 }
 
-TEST_CASE("the shared Reuters-21578 corpus rebuilds Keras's set", "[data][reuters][shared-data]") {
-  if (!testing::have_shared_reuters()) {
-    WARN("SKIPPED: needs ../shared/data/reuters21578 beside the project");
+TEST_CASE("the Reuters-21578 corpus rebuilds Keras's set", "[data][reuters][corpus]") {
+  if (!testing::have_reuters_corpus()) {
+    WARN(testing::kNeedsReutersCorpus);
     return;
   }
-  const auto wires = read_reuters_corpus(testing::shared_data_dir() + "/reuters21578");
+  const auto wires = read_reuters_corpus(testing::data_root_dir() + "/reuters21578");
   const auto words = build_word_sequences(wires);
   CHECK(words.sequences.size() == 11228);
   CHECK(words.topics.size() == 46);

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "config/experiment_config.h"
-#include "dist/communicator.h"
-#include "dist/heartbeat.h"
-#include "dist/launch_env.h"
+#include "distributed/communicator.h"
+#include "distributed/heartbeat.h"
+#include "distributed/launch_env.h"
 
 namespace trainer {
 

@@ -1,0 +1,95 @@
+// The matrix-product benchmark and `trainer bench FILE`, through the binary.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "bench/matmul_report.h"
+#include "cli_runner.h"
+#include "experiment_files.h"
+#include "util/error.h"
+
+using namespace trainer;
+using namespace trainer::testing;
+namespace fs = std::filesystem;
+
+TEST_CASE("matmul shapes are MxKxN", "[device][bench]") {
+  const MatmulShape shape = parse_matmul_shape("10000x100x100000");
+  CHECK(shape.m == 10000);
+  CHECK(shape.k == 100);
+  CHECK(shape.n == 100000);
+  CHECK(shape.flops() == 2e11);
+  for (const char* bad : {"10x10", "10x10x", "x1x1", "1x1x1x1", "0x1x1", "axbxc", ""})
+    CHECK_THROWS_AS(parse_matmul_shape(bad), UsageError);
+}
+
+TEST_CASE("trainer bench times a matrix product and prints a checksum", "[device][bench][e2e]") {
+  const std::string dir = fresh_dir("bench");
+  const auto text = run_trainer({"bench", "--shape", "300x64x500", "--repeat", "3"}, dir);
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("matmul A(300x64) @ B(64x500), fp32, median of 3 repeats") &&
+                           Catch::Contains("GFLOP/s") && Catch::Contains("checksum"));
+  const auto first = run_trainer({"bench", "--shape", "300x64x500", "--repeat", "2", "--json"}, dir);
+  const auto second = run_trainer({"bench", "--shape", "300x64x500", "--repeat", "2", "--json"}, dir);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  // Same inputs, same device: the same product, to the last bit.
+  CHECK(number_after(first.out, "checksum") == number_after(second.out, "checksum"));
+  CHECK(number_after(first.out, "gflops") > 0);
+  // Each entry is a rand() product sum: about m*n*k/4.
+  CHECK(number_after(first.out, "checksum") == Approx(300.0 * 500 * 64 / 4).epsilon(0.05));
+
+  SECTION("bf16 agrees with fp32 to bf16's precision") {
+    const auto bf16 = run_trainer({"bench", "--shape", "300x64x500", "--repeat", "1", "--dtype", "bf16", "--json"}, dir);
+    INFO(bf16.err);
+    REQUIRE(bf16.exit_code == 0);
+    CHECK(number_after(bf16.out, "checksum") == Approx(number_after(first.out, "checksum")).epsilon(0.02));
+  }
+  SECTION("a GPU where there is none is a device error") {
+    const auto gpu = run_trainer({"bench", "--device", "gpu:99", "--shape", "8x8x8"}, dir);
+    CHECK(gpu.exit_code == 5);
+    CHECK_THAT(gpu.err, Catch::Contains("gpu:99"));
+  }
+  SECTION("malformed options are usage errors") {
+    CHECK(run_trainer({"bench", "--shape", "8x8"}, dir).exit_code == 2);
+    CHECK(run_trainer({"bench", "--dtype", "fp64", "--shape", "8x8x8"}, dir).exit_code == 2);
+    CHECK(run_trainer({"bench", "--device", "tpu:0", "--shape", "8x8x8"}, dir).exit_code == 5);
+  }
+}
+
+TEST_CASE("trainer bench FILE times training steps without writing a run", "[bench][e2e]") {
+  const std::string dir = fresh_dir("bench-training");
+  MlpExperiment spec;
+  spec.extra = "train: {batch_size: 16}\n";
+  const std::string experiment = write_mlp_experiment(dir, spec);
+  const auto text = run_trainer({"bench", experiment, "--steps", "5", "--warmup", "1"}, dir);
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("training step of mlp on cpu, batch 16, fp32, 5 steps") &&
+                           Catch::Contains("step time: data") && Catch::Contains("peak memory"));
+  CHECK_FALSE(fs::exists(dir + "/runs"));
+  const auto json = run_trainer({"bench", experiment, "--steps", "3", "--json"}, dir);
+  REQUIRE(json.exit_code == 0);
+  CHECK(number_after(json.out, "steps") == 3);
+  CHECK(number_after(json.out, "samples_per_second") > 0);
+  CHECK(number_after(json.out, "peak_memory_bytes") > 600 * 256 * 4);  // the data set alone
+
+  SECTION("--find-max-batch finds the largest batch under the budget") {
+    const auto found = run_trainer({"bench", experiment, "--steps", "2", "--find-max-batch", "--json", "--set",
+                                    "memory_limit=16MiB"},
+                                   dir);
+    INFO(found.err);
+    REQUIRE(found.exit_code == 0);
+    const double max_batch = number_after(found.out, "max_batch");
+    CHECK(max_batch >= 16);
+    CHECK(max_batch < 600);
+    // One more sample than the largest that fits does not fit.
+    const auto over = run_trainer({"bench", experiment, "--steps", "2", "--set", "memory_limit=16MiB", "--set",
+                                   "train.batch_size=" + std::to_string(static_cast<int>(max_batch) + 1)},
+                                  dir);
+    CHECK(over.exit_code == 6);
+  }
+  SECTION("--find-max-batch without a budget is a usage error") {
+    CHECK(run_trainer({"bench", experiment, "--find-max-batch"}, dir).exit_code == 2);
+  }
+}
