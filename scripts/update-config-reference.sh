@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Rewrites README.md's config reference (between the config-reference
-# markers) from the declarations, via `trainer config --reference`.
-# A test fails when README.md and the declarations disagree.
+# Rewrites docs/config-reference.md (between the config-reference markers)
+# from the declarations, via `trainer config --reference`.
+# A test fails when the file and the declarations disagree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 trainer=${1:-build/trainer}
@@ -11,10 +11,10 @@ trap 'rm -f "$reference"' EXIT
 /usr/bin/python3 - "$reference" <<'PY'
 import sys
 begin, end = "<!-- config-reference:begin -->\n", "<!-- config-reference:end -->"
-readme = open("README.md").read()
+readme = open("docs/config-reference.md").read()
 head, rest = readme.split(begin, 1)
 tail = rest.split(end, 1)[1]
-open("README.md.tmp", "w").write(head + begin + open(sys.argv[1]).read() + end + tail)
+open("docs/config-reference.md.tmp", "w").write(head + begin + open(sys.argv[1]).read() + end + tail)
 PY
-mv README.md.tmp README.md
-echo "README.md: config reference updated"
+mv docs/config-reference.md.tmp docs/config-reference.md
+echo "docs/config-reference.md: updated"

@@ -20,7 +20,7 @@ ExperimentConfig parse_experiment(const std::string& yaml_text, const std::strin
 // same config.
 std::string to_yaml(const ExperimentConfig& config);
 
-// The README's config reference, generated from the declarations.
+// docs/config-reference.md, generated from the declarations.
 std::string config_reference_markdown();
 
 }  // namespace trainer

@@ -2,7 +2,7 @@
 // The typed experiment. Each section declares its options once, in
 // `visit_fields`: key, member (whose initialiser is the default), doc and
 // check together. The YAML reader, the YAML writer (`trainer config`) and the
-// README's config reference all walk these declarations, so they cannot drift.
+// docs/config-reference.md all walk these declarations, so they cannot drift.
 //
 // A visitor `v` is called as v(key, member, doc[, check]) or
 // v.required(key, member, doc).
@@ -340,13 +340,13 @@ struct ExperimentConfig {
     v("metrics", metrics, "Reported besides the loss: accuracy, topK (e.g. top5), mse, mae.");
     v("train", train, "Epochs, batch sizes and cadences.");
     v("devices", devices, "cpu, gpu:N, or a list (cpu,cpu / gpu:0,1 / [gpu:0, gpu:1]) or gpu:all: one process "
-      "(rank) per entry, data-parallel (README 'Data-parallel training'). GPU indices count the visible GPUs "
+      "(rank) per entry, data-parallel (docs/distributed.md). GPU indices count the visible GPUs "
       "(CUDA_VISIBLE_DEVICES applies).");
     v("memory_limit", memory_limit, "Per-device (per-rank) memory budget: MiB (4096) or 512MiB, 4GiB; 0 = grow on "
       "demand. GPU: the CUDA caching allocator's share of the card; CPU: what LibTorch allocates. Past it the run "
       "stops with exit code 6.");
     v("precision", precision, "fp32, or bf16 / fp16: forward pass and loss under autocast in that type, weights "
-      "and optimizer in fp32. fp16 is for GPUs (CPUs too with LibTorch 2.x) and uses loss scaling (README "
+      "and optimizer in fp32. fp16 is for GPUs (CPUs too with LibTorch 2.x) and uses loss scaling (docs/devices.md, "
       "'Mixed precision').");
     v("mixed_precision", mixed_precision, "Autocast in the device's natural type: bf16 on CPUs, fp16 on GPUs "
       "(precision, when not fp32, wins).");
@@ -354,7 +354,7 @@ struct ExperimentConfig {
     v("cpu_threads", cpu_threads, "Intra-op CPU threads; 0 = the physical cores split between this host's ranks.",
       int_in_range(0, 1024));
     v("blas_threads", blas_threads, "Threads of an OpenBLAS under LibTorch's own; 1 avoids oversubscribing the "
-                                    "cores (README 'BLAS').", int_in_range(1, 1024));
+                                    "cores (docs/devices.md).", int_in_range(1, 1024));
     v("dist", dist, "Data-parallel training over several ranks: time-outs and gradient buckets.");
     v("log", log, "Run directory and console output.");
   }

@@ -17,7 +17,7 @@ namespace {
   throw DeviceError(asked + " asked for, but " +
                         (cuda_build ? std::string("no GPU is visible") : std::string("this LibTorch has no CUDA")),
                     cuda_build ? "check nvidia-smi and CUDA_VISIBLE_DEVICES"
-                               : "use --devices cpu, or build trainer against a CUDA LibTorch (README 'Building')");
+                               : "use --devices cpu, or build trainer against a CUDA LibTorch (docs/development.md, 'Building')");
 }
 
 }  // namespace

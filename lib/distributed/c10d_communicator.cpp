@@ -289,7 +289,7 @@ class C10dCommunicator : public Communicator {
   bool has_nccl() const { return false; }
   [[noreturn]] void connect_nccl(const ConnectOptions&) {
     throw DistributedError("NCCL was asked for, but the LibTorch trainer was built against has no CUDA",
-                           "build trainer against a CUDA LibTorch (README 'Development')");
+                           "build trainer against a CUDA LibTorch (docs/development.md, 'Building')");
   }
 #endif
 

@@ -3,7 +3,7 @@
 // system selected. A threaded OpenBLAS on the small matrices of a training
 // step oversubscribes the cores that LibTorch's own intra-op threads already
 // use, so trainer pins BLAS to one thread itself: users need not export
-// OPENBLAS_NUM_THREADS (README "BLAS").
+// OPENBLAS_NUM_THREADS (docs/devices.md, "CPUs and BLAS").
 #include <string>
 
 namespace trainer {

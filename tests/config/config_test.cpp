@@ -174,8 +174,8 @@ TEST_CASE("the shipped configs are valid", "[config]") {
   }
 }
 
-TEST_CASE("README's config reference is the one generated from the declarations", "[config][docs]") {
-  std::ifstream in(testing::source_dir() + "/README.md");
+TEST_CASE("docs/config-reference.md is the one generated from the declarations", "[config][docs]") {
+  std::ifstream in(testing::source_dir() + "/docs/config-reference.md");
   std::stringstream text;
   text << in.rdbuf();
   const std::string readme = text.str();
@@ -183,6 +183,6 @@ TEST_CASE("README's config reference is the one generated from the declarations"
   const auto from = readme.find(begin), to = readme.find(end);
   REQUIRE(from != std::string::npos);
   REQUIRE(to != std::string::npos);
-  INFO("regenerate with: trainer config --reference");
+  INFO("regenerate with: scripts/update-config-reference.sh");
   CHECK(readme.substr(from + begin.size(), to - from - begin.size()) == config_reference_markdown());
 }

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The CPU half of the GPU check's dependency path, run here: makes the bundle
+# (scripts/gpu-bundle.sh), unpacks it into a private prefix exactly as
+# scripts/gpu-check.sh does on a GPU machine, and builds the trainer against
+# it with this machine's own copies of those packages hidden: in a private
+# mount namespace, every header folder and CMake/pkg-config file that the
+# bundled development packages installed here is covered by an empty one.
+# Then it checks that CMake found each package in the prefix, that the binary
+# loads yaml-cpp, spdlog, fmt, curl, OpenSSL and zlib from it, and that it
+# trains a short synthetic run. LibTorch is this machine's (1.13, CPU).
+#
+# CI runs it with TRAINER_CHECK_IF_POSSIBLE=1: where no mount namespace can be
+# made (not root) it says "SKIPPED" and why, and succeeds; a failed build or
+# check always fails it.
+#
+# Usage: scripts/check-gpu-bundle.sh   (root, or sudo)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tool=check-gpu-bundle
+# shellcheck source=scripts/lib/gpu_bundle.sh
+source scripts/lib/gpu_bundle.sh
+work=${TRAINER_BUNDLE_CHECK_DIR:-/var/tmp/trainer-gpu-bundle-check}
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+if ! $sudo unshare --mount true 2>/dev/null; then
+  if [ "${TRAINER_CHECK_IF_POSSIBLE:-0}" = 1 ]; then
+    echo "$tool: SKIPPED: cannot make a private mount namespace (needs root)"
+    exit 0
+  fi
+  echo "$tool: needs root (or sudo) for a private mount namespace" >&2
+  exit 1
+fi
+
+start=$SECONDS
+scripts/gpu-bundle.sh "$work/bundle"
+prefix=$work/deps
+unpack_bundle "$work/bundle" "$prefix"
+mapfile -t bundle_args < <(bundle_cmake_args "$prefix")
+
+# What to cover: for every bundled -dev package installed here, the top
+# folder (or file) of each header it installed, and its CMake and pkg-config
+# files' folders.
+hidden=$(
+  for package in $(sed -n 's/^\([^=]*-dev\|catch2\)=.*/\1/p' "$work/bundle/MANIFEST"); do
+    dpkg-query -L "$package" 2>/dev/null || true
+  done | sed -n -E \
+    -e 's#^(/usr/include/x86_64-linux-gnu/[^/]+).*#\1#p' \
+    -e '\#^/usr/include/x86_64-linux-gnu#!s#^(/usr/include/[^/]+).*#\1#p' \
+    -e 's#^(/usr/(lib|share)/([^/]+/)?cmake/[^/]+)/.*#\1#p' \
+    -e 's#^(/usr/(lib|share)/([^/]+/)?pkgconfig/[^/]+\.pc)$#\1#p' \
+  | grep -v -x -E '/usr/include/x86_64-linux-gnu' | sort -u
+)
+echo "$tool: hiding $(wc -l <<<"$hidden") system paths of the bundled packages"
+
+build=$work/build
+rm -rf "$build"
+# shellcheck disable=SC2016
+$sudo unshare --mount --propagation private env HIDDEN="$hidden" BUILD="$build" PREFIX="$prefix" bash -euo pipefail -c '
+  empty=$(mktemp -d)
+  while IFS= read -r path; do
+    [ -n "$path" ] || continue
+    if [ -d "$path" ]; then mount --bind "$empty" "$path"; else mount --bind /dev/null "$path"; fi
+  done <<<"$HIDDEN"
+  [ ! -e /usr/include/yaml-cpp/yaml.h ] || { echo "yaml-cpp headers still visible" >&2; exit 1; }
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=OFF \
+        "-DCMAKE_PREFIX_PATH=$PREFIX/usr" "$@"
+  cmake --build "$BUILD" -j"$(nproc)" --target trainer
+' check "${bundle_args[@]}"
+
+failures=0
+check() {  # DESCRIPTION COMMAND...: a named pass/fail line
+  if "${@:2}"; then echo "$tool: ok: $1"; else echo "$tool: FAILED: $1" >&2; failures=$((failures + 1)); fi
+}
+found_in_prefix() {  # CACHE_ENTRY: CMake's result for it lies in the prefix
+  grep -q "^$1:[A-Z]*=$prefix/" "$build/CMakeCache.txt"
+}
+for entry in yaml-cpp_DIR spdlog_DIR fmt_DIR CLI11_DIR CURL_LIBRARY_RELEASE OPENSSL_SSL_LIBRARY ZLIB_LIBRARY_RELEASE; do
+  check "CMake found $entry in the bundle" found_in_prefix "$entry"
+done
+loads_from_prefix() {  # LIBRARY: the binary loads it from the prefix
+  ldd "$build/trainer" | grep -E "^\s*$1" | grep -q "$prefix/"
+}
+for library in libyaml-cpp libspdlog libfmt libcurl libssl libz; do
+  check "trainer loads $library from the bundle" loads_from_prefix "$library"
+done
+first_needed_is_libstdcxx() { readelf -d "$build/trainer" | grep -m1 NEEDED | grep -q 'libstdc++'; }
+check "libstdc++ is the first library the trainer needs" first_needed_is_libstdcxx
+trains() {
+  local run=$work/run
+  rm -rf "$run"
+  mkdir -p "$run"
+  cat >"$run/experiment.yaml" <<'YAML'
+experiment: {name: bundle-check}
+data: {dataset: synthetic, synthetic: {train_samples: 256, valid_samples: 64, shape: [16], classes: 4}}
+model:
+  layers:
+    - {type: dense, units: 32, activation: relu}
+    - {type: dense, units: classes}
+train: {epochs: 2, batch_size: 32}
+log: {dir: runs}
+YAML
+  (cd "$run" && "$build/trainer" run experiment.yaml --quiet) | grep -c '^Epoch' | grep -qx 2
+}
+check "the bundle-built trainer trains two epochs" trains
+echo "$tool: $((SECONDS - start)) s; $failures check(s) failed"
+[ "$failures" -eq 0 ]

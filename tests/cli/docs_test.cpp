@@ -1,0 +1,103 @@
+// The documentation a user reads: README.md and docs/. Links must lead
+// somewhere, every doc must be reachable from the README, and the experiment
+// file the README shows must be one the binary accepts.
+#include <catch2/catch.hpp>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "cli_runner.h"
+
+using namespace trainer::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<fs::path> documents() {
+  std::vector<fs::path> docs{fs::path(source_dir()) / "README.md"};
+  for (const auto& entry : fs::directory_iterator(fs::path(source_dir()) / "docs"))
+    if (entry.path().extension() == ".md") docs.push_back(entry.path());
+  return docs;
+}
+
+// A heading's anchor as GitHub makes it: lower case, spaces to hyphens,
+// other punctuation dropped ("`trainer bench` and BLAS" -> "trainer-bench-and-blas").
+std::string anchor_of(const std::string& heading) {
+  std::string anchor;
+  for (const unsigned char c : heading) {
+    if (std::isalnum(c) || c == '_' || c == '-') anchor += static_cast<char>(std::tolower(c));
+    else if (c == ' ') anchor += '-';
+  }
+  return anchor;
+}
+
+std::set<std::string> anchors_in(const std::string& text) {
+  std::set<std::string> anchors;
+  const std::regex heading(R"(^#+ +(.*)$)", std::regex::multiline);
+  for (std::sregex_iterator it(text.begin(), text.end(), heading), end; it != end; ++it)
+    anchors.insert(anchor_of((*it)[1].str()));
+  return anchors;
+}
+
+struct Link {
+  std::string target, anchor;
+};
+
+// Relative links [text](path#anchor); web addresses are not followed.
+std::vector<Link> links_in(const std::string& text) {
+  std::vector<Link> links;
+  const std::regex link(R"(\]\(([^)\s]+)\))");
+  for (std::sregex_iterator it(text.begin(), text.end(), link), end; it != end; ++it) {
+    const std::string href = (*it)[1].str();
+    if (href.rfind("http://", 0) == 0 || href.rfind("https://", 0) == 0 || href.rfind("mailto:", 0) == 0) continue;
+    const auto hash = href.find('#');
+    links.push_back({href.substr(0, hash), hash == std::string::npos ? "" : href.substr(hash + 1)});
+  }
+  return links;
+}
+
+}  // namespace
+
+TEST_CASE("every link in the README and docs/ leads to a file and a heading that exist", "[docs]") {
+  int checked = 0;
+  for (const auto& doc : documents()) {
+    const std::string text = read_text(doc.string());
+    for (const auto& link : links_in(text)) {
+      const fs::path target = link.target.empty() ? doc : doc.parent_path() / link.target;
+      INFO(doc.filename().string() << " links to " << link.target << (link.anchor.empty() ? "" : "#" + link.anchor));
+      REQUIRE(fs::exists(target));
+      if (!link.anchor.empty()) CHECK(anchors_in(read_text(target.string())).count(link.anchor) == 1);
+      ++checked;
+    }
+  }
+  CHECK(checked >= 10);  // the README's table of documents alone has 8
+}
+
+TEST_CASE("the README links every document in docs/", "[docs]") {
+  const std::string readme = read_text(source_dir() + "/README.md");
+  std::set<std::string> linked;
+  for (const auto& link : links_in(readme)) linked.insert(fs::path(link.target).lexically_normal().string());
+  for (const auto& doc : documents()) {
+    if (doc.filename() == "README.md") continue;
+    INFO(doc.filename().string());
+    CHECK(linked.count("docs/" + doc.filename().string()) == 1);
+  }
+}
+
+TEST_CASE("the experiment file shown in the README is valid", "[docs][e2e]") {
+  const std::string readme = read_text(source_dir() + "/README.md");
+  const std::string marker = "<!-- example-experiment -->\n```yaml\n";
+  const auto from = readme.find(marker);
+  REQUIRE(from != std::string::npos);
+  const auto to = readme.find("\n```", from + marker.size());
+  REQUIRE(to != std::string::npos);
+  const std::string dir = fresh_dir("readme-example");
+  std::ofstream(dir + "/example.yaml") << readme.substr(from + marker.size(), to - from - marker.size()) << "\n";
+  const auto result = run_trainer({"config", dir + "/example.yaml"}, dir);
+  INFO(result.err);
+  CHECK(result.exit_code == 0);
+  CHECK_THAT(result.out, Catch::Contains("name: reuters_conv1d") && Catch::Contains("nadam"));
+}
