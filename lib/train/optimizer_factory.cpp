@@ -1,5 +1,7 @@
 #include "train/optimizer_factory.h"
 
+#include <stdexcept>
+
 #include "train/nadam.h"
 
 namespace trainer {
@@ -7,8 +9,12 @@ namespace trainer {
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& config,
                                                         std::vector<torch::Tensor> params) {
   namespace optim = torch::optim;
-  const double lr = config.lr.value_or(0.001);
-  const double decay = config.weight_decay.value_or(0.0);
+  // Defaults are resolved once, by the config loader (resolve_defaults, with
+  // Keras's values per optimizer); guessing one here could silently differ.
+  if (!config.lr || !config.weight_decay)
+    throw std::logic_error("make_optimizer: optimizer.lr and weight_decay must be resolved by the config loader");
+  const double lr = *config.lr;
+  const double decay = *config.weight_decay;
   switch (config.name) {
     case OptimizerKind::kSgd:
       return std::make_unique<optim::SGD>(params, optim::SGDOptions(lr).weight_decay(decay));
