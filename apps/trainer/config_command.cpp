@@ -3,6 +3,8 @@
 
 #include "commands.h"
 #include "config/config_loader.h"
+#include "config/config_reference.h"
+#include "config/config_writer.h"
 #include "util/error.h"
 
 namespace trainer::app {

@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "device/device_inventory.h"
+#include "device/inventory_report.h"
 
 namespace trainer::app {
 

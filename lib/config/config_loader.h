@@ -16,11 +16,4 @@ ExperimentConfig load_experiment(const std::string& path, const std::vector<std:
 ExperimentConfig parse_experiment(const std::string& yaml_text, const std::string& source_name,
                                   const std::vector<std::string>& overrides = {});
 
-// The fully resolved config as YAML (defaults filled in); parses back to the
-// same config.
-std::string to_yaml(const ExperimentConfig& config);
-
-// docs/config-reference.md, generated from the declarations.
-std::string config_reference_markdown();
-
 }  // namespace trainer

@@ -1,6 +1,7 @@
 #include <sstream>
 
-#include "config/config_loader.h"
+#include "config/config_reference.h"
+#include "config/experiment_config.h"
 #include "config/yaml_codec.h"
 
 namespace trainer {

@@ -1,6 +1,6 @@
 #include <yaml-cpp/yaml.h>
 
-#include "config/config_loader.h"
+#include "config/config_writer.h"
 #include "config/yaml_codec.h"
 
 namespace trainer {

@@ -34,18 +34,10 @@ struct MemoryLimit {
   int64_t mib = 0;
 };
 
-// The device entry of a node's `local_rank`: a single entry serves every
-// rank, otherwise one entry per local rank. `entries` is not empty.
-inline const std::string& device_of_local_rank(const std::vector<std::string>& entries, int local_rank) {
-  return entries.size() == 1 ? entries.front() : entries[static_cast<size_t>(local_rank) % entries.size()];
-}
-
 // `cpu`, `gpu:0`, `gpu:0,1,2,3`, `gpu:all`, or a list such as [cpu, cpu]:
 // one entry per rank.
 struct DeviceList {
   std::vector<std::string> entries{"cpu"};
-
-  const std::string& of_local_rank(int local_rank) const { return device_of_local_rank(entries, local_rank); }
 };
 
 }  // namespace trainer

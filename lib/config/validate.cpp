@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "config/metric_spec.h"
 #include "config/platform_support.h"
 
 namespace trainer {
@@ -10,7 +11,7 @@ namespace {
 
 void validate_metrics(const ExperimentConfig& config, ReadContext& context) {
   for (const auto& name : config.metrics) {
-    if (name == "accuracy" || name == "mse" || name == "mae" || top_k_of(name) > 0) continue;
+    if (parse_metric(name)) continue;
     context.problem(context.location_of("metrics"),
                     "metrics: unknown metric '" + name + "'; expected accuracy, topK (e.g. top5), mse or mae "
                     "(the loss is always reported)");
@@ -100,12 +101,6 @@ void validate_layer(const LayerSpec& layer, const std::string& path, ReadContext
 }
 
 }  // namespace
-
-int64_t top_k_of(const std::string& name) {
-  static const std::regex form(R"(^top([1-9]\d{0,5})$)");
-  std::smatch match;
-  return std::regex_match(name, match, form) ? std::stoll(match[1].str()) : 0;
-}
 
 void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
   validate_metrics(config, context);

@@ -8,7 +8,4 @@ namespace trainer {
 
 void validate_experiment(const ExperimentConfig& config, ReadContext& context);
 
-// "top5" -> 5; 0 when `name` is not a top-k metric.
-int64_t top_k_of(const std::string& name);
-
 }  // namespace trainer

@@ -29,8 +29,4 @@ struct DeviceInventory {
 
 DeviceInventory take_inventory();
 
-// Human-readable, and one JSON object for scripts.
-std::string format_inventory_text(const DeviceInventory& inventory);
-std::string format_inventory_json(const DeviceInventory& inventory);
-
 }  // namespace trainer

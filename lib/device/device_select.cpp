@@ -1,7 +1,6 @@
 #include "device/device_select.h"
 
 #include <cstdlib>
-#include <sstream>
 
 #include "device/cpu_info.h"
 #include "device/gpu_query.h"
@@ -9,18 +8,15 @@
 #include "util/text.h"
 
 namespace trainer {
-namespace {
 
-// `asked`: the GPU entries, "gpu:0" or "gpu:0,gpu:1".
-[[noreturn]] void throw_no_gpu(const std::string& asked) {
+void throw_no_gpu(const std::string& asked) {
   const bool cuda_build = at::hasCUDA();
   throw DeviceError(asked + " asked for, but " +
                         (cuda_build ? std::string("no GPU is visible") : std::string("this LibTorch has no CUDA")),
                     cuda_build ? "check nvidia-smi and CUDA_VISIBLE_DEVICES"
-                               : "use --devices cpu, or build trainer against a CUDA LibTorch (docs/development.md, 'Building')");
+                               : "use --devices cpu, or build trainer against a CUDA LibTorch "
+                                 "(docs/development.md, 'Building')");
 }
-
-}  // namespace
 
 torch::Device resolve_device(const std::string& entry) {
   if (entry == "cpu") return torch::Device(torch::kCPU);
@@ -42,24 +38,6 @@ torch::Device resolve_device(const std::string& entry) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
 }
 
-std::vector<std::string> expand_devices(const std::vector<std::string>& entries) {
-  std::vector<std::string> gpus;
-  for (const auto& entry : entries)
-    if (entry.rfind("gpu:", 0) == 0) gpus.push_back(entry);
-  if (!gpus.empty() && !torch::cuda::is_available()) throw_no_gpu(join(gpus, ","));
-  std::vector<std::string> expanded;
-  for (const auto& entry : entries) {
-    if (entry != "gpu:all") {
-      resolve_device(entry);
-      expanded.push_back(entry);
-      continue;
-    }
-    const auto visible = static_cast<int64_t>(torch::cuda::device_count());  // size_t in 1.13, int8 in 2.x
-    for (int64_t i = 0; i < visible; ++i) expanded.push_back("gpu:" + std::to_string(i));
-  }
-  return expanded;
-}
-
 std::string device_entry(const torch::Device& device) {
   return device.is_cuda() ? "gpu:" + std::to_string(device.index()) : "cpu";
 }
@@ -70,18 +48,6 @@ torch::Device primary_device(const std::vector<std::string>& entries) {
 
 void synchronize(const torch::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize(device.index());
-}
-
-std::string physical_gpu_id(const char* cuda_visible_devices, int index) {
-  if (cuda_visible_devices == nullptr) return std::to_string(index);
-  std::stringstream list(cuda_visible_devices);
-  std::string id;
-  for (int i = 0; std::getline(list, id, ','); ++i)
-    if (i == index) {
-      const auto first = id.find_first_not_of(" \t");
-      return first == std::string::npos ? "?" : id.substr(first, id.find_last_not_of(" \t") - first + 1);
-    }
-  return "?";
 }
 
 std::string describe_device(const torch::Device& device) {

@@ -13,6 +13,10 @@ namespace trainer {
 // "gpu:N" counts the visible GPUs (CUDA_VISIBLE_DEVICES applies).
 torch::Device resolve_device(const std::string& entry);
 
+// The DeviceError (exit code 5) for GPU entries this machine cannot serve;
+// `asked` names them: "gpu:0" or "gpu:0,gpu:1".
+[[noreturn]] void throw_no_gpu(const std::string& asked);
+
 // The config's name of `device`: "cpu" or "gpu:N" (never LibTorch's "cuda:N").
 std::string device_entry(const torch::Device& device);
 

@@ -1,7 +1,7 @@
 // The text and JSON forms of `trainer devices`. Torch-free.
 #include <cstdio>
 
-#include "device/device_inventory.h"
+#include "device/inventory_report.h"
 #include "util/text.h"
 
 namespace trainer {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "config/field_types.h"
+#include "distributed/rank_device.h"
 
 namespace trainer {
 

@@ -1,23 +1,19 @@
 #include "train/metrics.h"
 
-#include "config/validate.h"
+#include <stdexcept>
+
 #include "train/loss.h"
 
 namespace trainer {
-namespace {
-
-std::string display_name(const std::string& metric) {
-  if (metric == "accuracy") return "Accuracy";
-  if (metric == "mse") return "MSE";
-  if (metric == "mae") return "MAE";
-  return "Top" + std::to_string(top_k_of(metric)) + " Accuracy";
-}
-
-}  // namespace
 
 MetricAccumulator::MetricAccumulator(const LossConfig& loss, const std::vector<std::string>& metrics,
                                      bool final_softmax)
-    : loss_(loss), metrics_(metrics), final_softmax_(final_softmax) {
+    : loss_(loss), final_softmax_(final_softmax) {
+  for (const auto& name : metrics) {
+    const auto spec = parse_metric(name);
+    if (!spec) throw std::logic_error("metric '" + name + "' passed validation but names no metric");
+    metrics_.push_back(*spec);
+  }
   reset();
 }
 
@@ -32,16 +28,23 @@ void MetricAccumulator::add(const torch::Tensor& batch_loss, const torch::Tensor
   std::vector<torch::Tensor> parts{batch_loss.detach().to(torch::kFloat64) * static_cast<double>(count)};
   const auto predicted = predictions(loss_, output.detach(), final_softmax_);
   for (const auto& metric : metrics_) {
-    if (metric == "accuracy") {
-      parts.push_back(predicted.argmax(1).eq(labels).sum().to(torch::kFloat64));
-    } else if (const int64_t k = top_k_of(metric); k > 0) {
-      const auto top = std::get<1>(predicted.topk(std::min<int64_t>(k, predicted.size(1)), 1));
-      parts.push_back(top.eq(labels.unsqueeze(1)).any(1).sum().to(torch::kFloat64));
-    } else {
-      const auto target = torch::nn::functional::one_hot(labels, predicted.size(1)).to(predicted.scalar_type());
-      const auto error = metric == "mse" ? (predicted - target).pow(2) : (predicted - target).abs();
-      // Keras: mean over classes per sample, summed over samples here.
-      parts.push_back(error.mean(1).sum().to(torch::kFloat64));
+    switch (metric.kind) {
+      case MetricKind::kAccuracy:
+        parts.push_back(predicted.argmax(1).eq(labels).sum().to(torch::kFloat64));
+        break;
+      case MetricKind::kTopK: {
+        const auto top = std::get<1>(predicted.topk(std::min<int64_t>(metric.k, predicted.size(1)), 1));
+        parts.push_back(top.eq(labels.unsqueeze(1)).any(1).sum().to(torch::kFloat64));
+        break;
+      }
+      case MetricKind::kMse:
+      case MetricKind::kMae: {
+        const auto target = torch::nn::functional::one_hot(labels, predicted.size(1)).to(predicted.scalar_type());
+        const auto error = metric.kind == MetricKind::kMse ? (predicted - target).pow(2) : (predicted - target).abs();
+        // Keras: mean over classes per sample, summed over samples here.
+        parts.push_back(error.mean(1).sum().to(torch::kFloat64));
+        break;
+      }
     }
   }
   // The sums live where the batches are: no host sync per step on a GPU.
@@ -55,12 +58,8 @@ std::vector<MetricValue> MetricAccumulator::results() const {
   const auto* values = sums.data_ptr<double>();
   const double n = samples_ > 0 ? static_cast<double>(samples_) : 1.0;
   std::vector<MetricValue> out{{"Loss", "loss", static_cast<float>(values[0] / n)}};
-  for (size_t i = 0; i < metrics_.size(); ++i) {
-    const std::string key = metrics_[i] == "accuracy" || metrics_[i] == "mse" || metrics_[i] == "mae"
-                                ? metrics_[i]
-                                : metrics_[i] + "_accuracy";
-    out.push_back({display_name(metrics_[i]), key, static_cast<float>(values[i + 1] / n)});
-  }
+  for (size_t i = 0; i < metrics_.size(); ++i)
+    out.push_back({metrics_[i].display_name(), metrics_[i].json_key(), static_cast<float>(values[i + 1] / n)});
   return out;
 }
 

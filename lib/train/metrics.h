@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/experiment_config.h"
+#include "config/metric_spec.h"
 #include "train/epoch_log.h"
 
 namespace trainer {
@@ -31,7 +32,7 @@ class MetricAccumulator {
 
  private:
   LossConfig loss_;
-  std::vector<std::string> metrics_;
+  std::vector<MetricSpec> metrics_;
   bool final_softmax_;
   torch::Tensor sums_;  // [1 + metrics], float64
   int64_t samples_ = 0;

@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "config/config_loader.h"
+#include "config/config_writer.h"
 #include "data/batch_loader.h"
 #include "data/sampler.h"
 #include "distributed/cluster.h"
@@ -15,6 +15,7 @@
 #include "device/device_select.h"
 #include "device/gpu_rng.h"
 #include "distributed/gradient_reducer.h"
+#include "distributed/rank_device.h"
 #include "train/checkpoint.h"
 #include "train/experiment_setup.h"
 #include "train/loss.h"
@@ -39,7 +40,7 @@ namespace {
 int ranks_on_this_host(const RunOptions& options) { return options.launch ? options.launch->local_world_size : 1; }
 
 torch::Device rank_device(const ExperimentConfig& config, const RunOptions& options) {
-  return resolve_device(config.devices.of_local_rank(options.launch ? options.launch->local_rank : 0));
+  return resolve_device(device_of_local_rank(config.devices.entries, options.launch ? options.launch->local_rank : 0));
 }
 
 class TrainingLoop {
