@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "device/cpu_info.h"
-#include "device/gpu_query.h"
+#include "device/gpu.h"
 
 namespace trainer {
 

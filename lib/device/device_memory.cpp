@@ -1,7 +1,7 @@
 #include "device/device_memory.h"
 
 #include "device/device_select.h"
-#include "device/gpu_memory.h"
+#include "device/gpu.h"
 #include "util/text.h"
 
 namespace trainer {

@@ -1,7 +1,7 @@
 #pragma once
 // memory_limit for the device a rank trains on, whichever it is: the CPU's
 // counting allocator (memory_budget.h) or a GPU's caching allocator
-// (gpu_memory.h), and the usage figures of logs and benchmarks.
+// (gpu.h), and the usage figures of logs and benchmarks.
 #include <torch/torch.h>
 
 #include <string>

@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "device/cpu_info.h"
-#include "device/gpu_query.h"
+#include "device/gpu.h"
 #include "util/error.h"
 #include "util/text.h"
 

@@ -2,7 +2,7 @@
 
 #include "device/cpu_info.h"
 #include "device/device_memory.h"
-#include "device/gpu_query.h"
+#include "device/gpu.h"
 #include "util/logging.h"
 #include "util/stopwatch.h"
 #include "util/torch_compat.h"

@@ -13,7 +13,7 @@
 #include "distributed/cluster.h"
 #include "device/device_memory.h"
 #include "device/device_select.h"
-#include "device/gpu_rng.h"
+#include "device/gpu.h"
 #include "distributed/gradient_reducer.h"
 #include "distributed/rank_device.h"
 #include "train/checkpoint.h"

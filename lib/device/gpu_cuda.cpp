@@ -1,15 +1,54 @@
-// Built only against a CUDA LibTorch (TRAINER_TORCH_HAS_CUDA).
-#include "device/gpu_memory.h"
+// The GPU facade (gpu.h) for a CUDA LibTorch (TRAINER_TORCH_HAS_CUDA).
+#include "device/gpu.h"
 
-#include <c10/cuda/CUDACachingAllocator.h>
 #include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 
-#include "device/gpu_query.h"
 #include "util/error.h"
 #include "util/text.h"
+#include "util/torch_compat.h"
 
 namespace trainer {
+
+std::vector<GpuInfo> query_gpus() {
+  std::vector<GpuInfo> gpus;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) return gpus;
+  for (int index = 0; index < count; ++index) {
+    const cudaDeviceProp* properties = at::cuda::getDeviceProperties(index);
+    GpuInfo gpu;
+    gpu.index = index;
+    gpu.name = properties->name;
+    gpu.major = properties->major;
+    gpu.minor = properties->minor;
+    gpu.total_bytes = static_cast<int64_t>(properties->totalGlobalMem);
+    c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(index));
+    size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) == cudaSuccess) gpu.free_bytes = static_cast<int64_t>(free);
+    gpus.push_back(gpu);
+  }
+  return gpus;
+}
+
+void make_gpu_current(int index) { c10::cuda::set_device(static_cast<c10::DeviceIndex>(index)); }
+
+std::string cuda_runtime_version() {
+  int version = 0;
+  if (cudaRuntimeGetVersion(&version) != cudaSuccess) return "";
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+std::string cudnn_version() {
+  const long version = at::detail::getCUDAHooks().versionCuDNN();
+  return version > 0 ? std::to_string(version) : "";
+}
+
 namespace {
 
 // StatType::AGGREGATE is entry 0 of every stat array; the enum moved between
@@ -50,6 +89,15 @@ MemoryUsage gpu_memory_usage(int index) {
 
 void reset_gpu_memory_peak(int index) {
   c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(index));
+}
+
+at::Tensor gpu_rng_state(int index) {
+  return compat::generator_state(at::cuda::detail::getDefaultCUDAGenerator(static_cast<c10::DeviceIndex>(index)));
+}
+
+void set_gpu_rng_state(int index, const at::Tensor& state) {
+  at::Generator generator = at::cuda::detail::getDefaultCUDAGenerator(static_cast<c10::DeviceIndex>(index));
+  compat::set_generator_state(generator, state);
 }
 
 }  // namespace trainer
