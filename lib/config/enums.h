@@ -20,21 +20,6 @@ template <> struct EnumTable<SequenceEnd> {
                                                       {SequenceEnd::kPost, "post"}};
 };
 
-enum class LayerKind {
-  kEmbedding, kConv1d, kConv2d, kMaxPool1d, kMaxPool2d, kAvgPool1d, kAvgPool2d,
-  kGlobalAvgPool, kFlatten, kDense, kDropout, kBatchNorm, kActivation
-};
-template <> struct EnumTable<LayerKind> {
-  static constexpr EnumName<LayerKind> entries[] = {
-      {LayerKind::kEmbedding, "embedding"},   {LayerKind::kConv1d, "conv1d"},
-      {LayerKind::kConv2d, "conv2d"},         {LayerKind::kMaxPool1d, "maxpool1d"},
-      {LayerKind::kMaxPool2d, "maxpool2d"},   {LayerKind::kAvgPool1d, "avgpool1d"},
-      {LayerKind::kAvgPool2d, "avgpool2d"},   {LayerKind::kGlobalAvgPool, "global_avgpool"},
-      {LayerKind::kFlatten, "flatten"},       {LayerKind::kDense, "dense"},
-      {LayerKind::kDropout, "dropout"},       {LayerKind::kBatchNorm, "batchnorm"},
-      {LayerKind::kActivation, "activation"}};
-};
-
 enum class Activation { kLinear, kRelu, kTanh, kSigmoid, kGelu, kSoftmax };
 template <> struct EnumTable<Activation> {
   static constexpr EnumName<Activation> entries[] = {

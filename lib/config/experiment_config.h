@@ -14,6 +14,7 @@
 #include "config/checks.h"
 #include "config/enums.h"
 #include "config/field_types.h"
+#include "config/layer_kinds.h"
 
 namespace trainer {
 
@@ -107,69 +108,6 @@ struct DataConfig {
     v("workers", workers, "Background threads that assemble batches.", int_in_range(1, 64));
     v("prefetch", prefetch, "Batches assembled ahead of the training step.", int_in_range(1, 1024));
     v("synthetic", synthetic, "Options of the synthetic data set.");
-  }
-};
-
-// One layer of the sequential model. Which keys a layer takes depends on its
-// type; the others are errors.
-struct LayerSpec {
-  LayerKind type = LayerKind::kDense;
-  SizeRef units = SizeRef::of(0);
-  SizeRef input_dim = SizeRef::from("vocabulary");
-  Dims kernel_size;
-  Dims strides;
-  Dims pool_size{2};
-  PaddingSpec padding;
-  Activation activation = Activation::kLinear;
-  bool use_bias = true;
-  double rate = 0.5;
-  double momentum = 0.99;
-  double epsilon = 1e-3;
-
-  template <class V> void visit_fields(V& v) {
-    v.required("type", type, "Layer type.");
-    switch (type) {
-      case LayerKind::kEmbedding:
-        v("input_dim", input_dim, "Rows: a number, or 'vocabulary' (from the data).");
-        v("output_dim", units, "Width of each embedding vector.");
-        break;
-      case LayerKind::kConv1d:
-      case LayerKind::kConv2d:
-        v("filters", units, "Output channels.");
-        v("kernel_size", kernel_size, "Kernel size: n or [h, w].");
-        v("strides", strides, "Strides; default 1.");
-        v("padding", padding, "valid, same, or a number of zeros on each side.");
-        v("activation", activation, "Activation applied to the output.");
-        v("use_bias", use_bias, "Add a bias.");
-        break;
-      case LayerKind::kMaxPool1d:
-      case LayerKind::kMaxPool2d:
-      case LayerKind::kAvgPool1d:
-      case LayerKind::kAvgPool2d:
-        v("pool_size", pool_size, "Window size: n or [h, w].");
-        v("strides", strides, "Strides; default pool_size.");
-        v("padding", padding, "valid or same.");
-        break;
-      case LayerKind::kDense:
-        v("units", units, "Outputs: a number, or 'classes' (from the data).");
-        v("activation", activation, "Activation; softmax on the output layer pairs with the "
-                                    "cross-entropy loss (computed stably).");
-        v("use_bias", use_bias, "Add a bias.");
-        break;
-      case LayerKind::kDropout:
-        v("rate", rate, "Fraction of inputs dropped while training.", unit_interval());
-        break;
-      case LayerKind::kBatchNorm:
-        v("momentum", momentum, "Keras momentum of the running statistics.", unit_interval());
-        v("epsilon", epsilon, "Added to the variance.", positive());
-        break;
-      case LayerKind::kActivation:
-        v("activation", activation, "The activation.");
-        break;
-      case LayerKind::kGlobalAvgPool:
-      case LayerKind::kFlatten:
-        break;
-    }
   }
 };
 

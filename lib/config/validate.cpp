@@ -46,59 +46,21 @@ void validate_precision(const ExperimentConfig& config, ReadContext& context) {
                     "mixed_precision: true, which picks bf16 there)");
 }
 
-size_t spatial_dims(LayerKind kind) {
-  switch (kind) {
-    case LayerKind::kConv2d:
-    case LayerKind::kMaxPool2d:
-    case LayerKind::kAvgPool2d:
-      return 2;
-    default:
-      return 1;
+// Reports a layer's problems at the location of its key.
+class LayerContext : public LayerProblems {
+ public:
+  LayerContext(std::string path, ReadContext& context) : path_(std::move(path)), context_(context) {}
+  void bad(const std::string& key, const std::string& what) override {
+    context_.problem(context_.location_of(path_ + "." + key), path_ + "." + key + ": " + what);
   }
-}
-
-void validate_dims(const Dims& dims, size_t rank, const std::string& path, ReadContext& context) {
-  if (dims.empty() || dims.size() == 1 || dims.size() == rank) return;
-  context.problem(context.location_of(path), path + ": expected 1 or " + std::to_string(rank) + " sizes, got " +
-                                                 std::to_string(dims.size()));
-}
-
-void validate_layer(const LayerSpec& layer, const std::string& path, ReadContext& context) {
-  const auto here = [&](const std::string& key) { return context.location_of(path + "." + key); };
-  const size_t rank = spatial_dims(layer.type);
-  switch (layer.type) {
-    case LayerKind::kConv1d:
-    case LayerKind::kConv2d:
-      if (layer.units.is_keyword() || layer.units.value < 1)
-        context.problem(here("filters"), path + ".filters: expected a positive integer");
-      if (layer.kernel_size.empty())
-        context.problem(here("kernel_size"), path + ": missing required key 'kernel_size'");
-      validate_dims(layer.kernel_size, rank, path + ".kernel_size", context);
-      validate_dims(layer.strides, rank, path + ".strides", context);
-      break;
-    case LayerKind::kMaxPool1d:
-    case LayerKind::kMaxPool2d:
-    case LayerKind::kAvgPool1d:
-    case LayerKind::kAvgPool2d:
-      validate_dims(layer.pool_size, rank, path + ".pool_size", context);
-      validate_dims(layer.strides, rank, path + ".strides", context);
-      if (layer.padding.mode == ConvPadding::kExplicit)
-        context.problem(here("padding"), path + ".padding: pooling takes valid or same");
-      break;
-    case LayerKind::kDense:
-      if (layer.units.keyword == "vocabulary" || (!layer.units.is_keyword() && layer.units.value < 1))
-        context.problem(here("units"), path + ".units: expected a positive integer or 'classes'");
-      break;
-    case LayerKind::kEmbedding:
-      if (layer.input_dim.keyword == "classes")
-        context.problem(here("input_dim"), path + ".input_dim: expected a positive integer or 'vocabulary'");
-      if (layer.units.is_keyword() || layer.units.value < 1)
-        context.problem(here("output_dim"), path + ".output_dim: expected a positive integer");
-      break;
-    default:
-      break;
+  void missing(const std::string& key) override {
+    context_.problem(context_.location_of(path_ + "." + key), path_ + ": missing required key '" + key + "'");
   }
-}
+
+ private:
+  std::string path_;
+  ReadContext& context_;
+};
 
 }  // namespace
 
@@ -108,8 +70,10 @@ void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
   validate_precision(config, context);
   if (config.model.layers.empty())
     context.problem(context.location_of("model"), "model.layers: expected at least one layer");
-  for (size_t i = 0; i < config.model.layers.size(); ++i)
-    validate_layer(config.model.layers[i], "model.layers[" + std::to_string(i) + "]", context);
+  for (size_t i = 0; i < config.model.layers.size(); ++i) {
+    LayerContext layer_context("model.layers[" + std::to_string(i) + "]", context);
+    check_layer(config.model.layers[i], layer_context);
+  }
   if (config.data.synthetic.shape.empty())
     context.problem(context.location_of("data.synthetic.shape"), "data.synthetic.shape: expected at least one size");
 }

@@ -67,7 +67,6 @@ class Builder {
   }
   const LayerSpec& layer() const { return config_.layers[index_]; }
   int64_t channels() const { return probe_.size(1); }
-  size_t spatial_rank() const { return static_cast<size_t>(probe_.dim()) - 2; }
 
   // Appends a module of the current layer and moves the probe through it.
   template <class M>
@@ -113,7 +112,13 @@ class Builder {
   static bool is_monotonic(Activation a) {
     return a == Activation::kRelu || a == Activation::kTanh || a == Activation::kSigmoid;
   }
-  static bool is_max_pool(LayerKind kind) { return kind == LayerKind::kMaxPool1d || kind == LayerKind::kMaxPool2d; }
+  static bool is_max_pool(LayerKind kind) {
+    bool max_pool = false;
+    with_layer_kind(kind, [&](auto k) { max_pool = is_max_pool_kind(k); });
+    return max_pool;
+  }
+  template <class K> static constexpr bool is_max_pool_kind(K) { return false; }
+  template <LayerKind K, size_t Rank> static constexpr bool is_max_pool_kind(PoolLayer<K, Rank, true>) { return true; }
 
   static int64_t count_parameters(const std::shared_ptr<nn::Module>& module) {
     int64_t count = 0;
@@ -128,11 +133,20 @@ class Builder {
   }
 
   void add_layer(size_t index);
-  void add_conv();
-  void add_pool();
-  void add_dense();
-  void add_embedding();
-  void add_batchnorm();
+  void require(LayerInput input);
+
+  // One builder per entry of LayerKinds (config/layer_kinds.h).
+  void build(EmbeddingLayer);
+  template <LayerKind K, size_t Rank> void build(ConvLayer<K, Rank>) { add_conv(Rank); }
+  template <LayerKind K, size_t Rank, bool Max> void build(PoolLayer<K, Rank, Max>) { add_pool(Rank, Max); }
+  void build(GlobalAvgPoolLayer) { push(GlobalAvgPool()); }
+  void build(FlattenLayer) { push(nn::Flatten()); }
+  void build(DenseLayer);
+  void build(DropoutLayer) { push(nn::Dropout(layer().rate)); }
+  void build(BatchNormLayer);
+  void build(ActivationLayer) { push_activation(layer().activation); }
+  void add_conv(size_t rank);
+  void add_pool(size_t rank, bool is_max);
   int64_t resolve(const SizeRef& size, const char* key) const;
 
   const ModelConfig& config_;
@@ -154,48 +168,51 @@ int64_t Builder::resolve(const SizeRef& size, const char* key) const {
   return value;
 }
 
+void Builder::require(LayerInput input) {
+  switch (input) {
+    case LayerInput::kAny: return;
+    case LayerInput::kTokens:
+      if (!data_.token_inputs || probe_.dim() != 2) fail("needs integer token inputs of shape (None, length)");
+      return;
+    case LayerInput::kFlat:
+      if (probe_.dim() != 2) fail("needs a flat input; put a flatten or global_avgpool layer before it");
+      return;
+    case LayerInput::kSpatial:
+      if (probe_.dim() < 3) fail("needs an input with channels and at least one spatial dimension");
+      return;
+    case LayerInput::kSpatial1d:
+      if (probe_.dim() != 3) fail("needs an input of shape (None, channels, length)");
+      return;
+    case LayerInput::kSpatial2d:
+      if (probe_.dim() != 4) fail("needs an input of shape (None, channels, height, width)");
+      return;
+  }
+}
+
 void Builder::add_layer(size_t index) {
   index_ = index;
   parts_ = 0;
   layer_parameters_ = 0;
-  const LayerKind kind = layer().type;
-  switch (kind) {
-    case LayerKind::kEmbedding: add_embedding(); break;
-    case LayerKind::kConv1d:
-    case LayerKind::kConv2d: add_conv(); break;
-    case LayerKind::kMaxPool1d:
-    case LayerKind::kMaxPool2d:
-    case LayerKind::kAvgPool1d:
-    case LayerKind::kAvgPool2d: add_pool(); break;
-    case LayerKind::kGlobalAvgPool:
-      if (probe_.dim() < 3) fail("needs an input with channels and at least one spatial dimension");
-      push(GlobalAvgPool());
-      break;
-    case LayerKind::kFlatten: push(nn::Flatten()); break;
-    case LayerKind::kDense: add_dense(); break;
-    case LayerKind::kDropout: push(nn::Dropout(layer().rate)); break;
-    case LayerKind::kBatchNorm: add_batchnorm(); break;
-    case LayerKind::kActivation: push_activation(layer().activation); break;
-  }
+  std::string base;
+  with_layer_kind(layer().type, [&](auto kind) {
+    require(decltype(kind)::input);
+    build(kind);
+    base = decltype(kind)::name;
+  });
   // Keras names: conv1d, conv1d_1, conv1d_2, ...
-  const std::string base = to_string(kind);
   const int used = names_used_[base]++;
   model_.summary.push_back({used ? base + "_" + std::to_string(used) : base, shape_of(probe_), layer_parameters_,
                             layer_parameters_});
 }
 
-void Builder::add_embedding() {
-  if (!data_.token_inputs || probe_.dim() != 2) fail("needs integer token inputs of shape (None, length)");
+void Builder::build(EmbeddingLayer) {
   const int64_t rows = resolve(layer().input_dim, "input_dim");
   auto embedding = ChannelsFirstEmbedding(rows, resolve(layer().units, "output_dim"));
   if (config_.init == InitScheme::kKeras) nn::init::uniform_(embedding->embedding->weight, -0.05, 0.05);
   push(embedding);
 }
 
-void Builder::add_conv() {
-  const size_t rank = layer().type == LayerKind::kConv1d ? 1 : 2;
-  if (spatial_rank() != rank)
-    fail("needs an input of shape (None, channels, " + std::string(rank == 1 ? "length" : "height, width") + ")");
+void Builder::add_conv(size_t rank) {
   const auto kernel = expand(layer().kernel_size, rank, {1});
   const auto strides = expand(layer().strides, rank, {1});
   // Keras "same": out = ceil(in / stride); any odd padding goes to the end.
@@ -233,10 +250,7 @@ void Builder::add_conv() {
   push_activation(layer().activation);
 }
 
-void Builder::add_pool() {
-  const LayerKind kind = layer().type;
-  const size_t rank = (kind == LayerKind::kMaxPool1d || kind == LayerKind::kAvgPool1d) ? 1 : 2;
-  if (spatial_rank() != rank) fail("needs an input with " + std::to_string(rank) + " spatial dimension(s)");
+void Builder::add_pool(size_t rank, bool is_max) {
   const auto window = expand(layer().pool_size, rank, {2});
   const auto strides = expand(layer().strides, rank, window);
   // Keras "same" pooling: out = ceil(in / stride), padding the end; LibTorch
@@ -250,7 +264,6 @@ void Builder::add_pool() {
       pad[d] = std::max<int64_t>((expected[d] - 1) * strides[d] + window[d] - in, 0) / 2;
     }
   }
-  const bool is_max = kind == LayerKind::kMaxPool1d || kind == LayerKind::kMaxPool2d;
   if (rank == 1) {
     if (is_max) push(nn::MaxPool1d(nn::MaxPool1dOptions(window[0]).stride(strides[0]).padding(pad[0]).ceil_mode(same)));
     else push(nn::AvgPool1d(nn::AvgPool1dOptions(window[0]).stride(strides[0]).padding(pad[0]).ceil_mode(same).count_include_pad(false)));
@@ -268,15 +281,14 @@ void Builder::add_pool() {
   }
 }
 
-void Builder::add_dense() {
-  if (probe_.dim() != 2) fail("needs a flat input; put a flatten or global_avgpool layer before it");
+void Builder::build(DenseLayer) {
   nn::Linear linear(nn::LinearOptions(probe_.size(1), resolve(layer().units, "units")).bias(layer().use_bias));
   init_kernel(linear->weight, linear->bias);
   push(linear);
   push_activation(layer().activation);
 }
 
-void Builder::add_batchnorm() {
+void Builder::build(BatchNormLayer) {
   const double momentum = 1.0 - layer().momentum;  // Keras keeps, LibTorch adds
   if (probe_.dim() == 4) push(nn::BatchNorm2d(nn::BatchNorm2dOptions(channels()).momentum(momentum).eps(layer().epsilon)));
   else push(nn::BatchNorm1d(nn::BatchNorm1dOptions(channels()).momentum(momentum).eps(layer().epsilon)));
