@@ -1,13 +1,17 @@
 #include "bench/training_bench.h"
 
+#include <cmath>
+#include <optional>
+
 #include "data/batch_loader.h"
 #include "data/sampler.h"
 #include "device/device_memory.h"
 #include "device/device_select.h"
 #include "train/experiment_setup.h"
-#include "train/loss.h"
+#include "train/lr_schedule.h"
 #include "train/optimizer_factory.h"
 #include "train/mixed_precision.h"
+#include "train/train_step.h"
 #include "util/error.h"
 #include "util/logging.h"
 #include "util/stopwatch.h"
@@ -22,12 +26,14 @@ class StepRunner {
         device_(device),
         experiment_(prepare_experiment(config, device)),
         optimizer_(make_optimizer(config.optimizer, experiment_.model.net->parameters())),
-        precision_(config, device) {}
+        precision_(config, device),
+        step_(config, experiment_.model, *optimizer_, precision_, device) {}
 
   int64_t train_size() const { return experiment_.data.train.size(); }
 
-  // `steps` steps of `batch` samples (the training set cycled as needed);
-  // the phases' seconds are added to `times` when given.
+  // `steps` steps of `batch` samples (the training set cycled as needed),
+  // at the learning rates the schedule gives the first steps of a run; the
+  // phases' seconds are added to `times` when given.
   void run(int64_t batch, int64_t steps, StepTimes* times) {
     std::vector<int64_t> order;
     for (int64_t epoch = 1; static_cast<int64_t>(order.size()) < batch * steps; ++epoch) {
@@ -35,37 +41,22 @@ class StepRunner {
       order.insert(order.end(), more.begin(), more.end());
     }
     order.resize(static_cast<size_t>(batch * steps));
-    LoaderOptions options;
+    LoaderOptions options = loader_options(config_.data);
     options.batch_size = batch;
-    options.workers = config_.data.workers;
-    options.prefetch = config_.data.prefetch;
     BatchLoader loader(experiment_.data.train, std::move(order), options);
-    auto& model = experiment_.model;
-    while (true) {
-      Stopwatch clock;
+    const double steps_per_epoch = std::ceil(static_cast<double>(train_size()) / static_cast<double>(batch));
+    std::optional<StepTimer> timer;
+    if (times) timer.emplace(device_, *times);
+    StepExtras extras;
+    extras.timer = timer ? &*timer : nullptr;
+    for (int64_t step = 0;; ++step) {
+      if (timer) timer->start();
       auto next = loader.next();
       if (!next) break;
-      const auto inputs = next->inputs.to(device_);
-      const auto labels = next->labels.to(device_);
-      synchronize(device_);
-      const double data = clock.seconds();
-      model.net->zero_grad(/*set_to_none=*/true);
-      const auto output = precision_.forward(model, inputs);
-      const auto loss = compute_loss(config_.loss, output, labels, model.final_softmax);
-      synchronize(device_);
-      const double forward = clock.seconds();
-      precision_.backward(loss);
-      synchronize(device_);
-      const double backward = clock.seconds();
-      if (precision_.unscale_and_check(model.net->parameters())) optimizer_->step();
-      synchronize(device_);
-      const double done = clock.seconds();
-      if (times) {
-        times->data += data;
-        times->forward += forward - data;
-        times->backward += backward - forward;
-        times->optimizer += done - backward;
-      }
+      const double lr = scheduled_lr(config_.optimizer.schedule, *config_.optimizer.lr,
+                                     static_cast<double>(step) / steps_per_epoch,
+                                     static_cast<double>(config_.train.epochs));
+      step_.run(*next, lr, 1.0, false, extras);
     }
   }
 
@@ -89,6 +80,7 @@ class StepRunner {
   Experiment experiment_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   MixedPrecision precision_;
+  TrainStep step_;
 };
 
 int64_t largest_fitting_batch(StepRunner& runner, int64_t start) {

@@ -4,12 +4,9 @@
 #include <cstdint>
 #include <string>
 
-namespace trainer {
+#include "train/step_times.h"
 
-struct StepTimes {
-  double data = 0, forward = 0, backward = 0, optimizer = 0;  // seconds, summed over the measured steps
-  double total() const { return data + forward + backward + optimizer; }
-};
+namespace trainer {
 
 struct TrainingBenchResult {
   std::string experiment;

@@ -7,6 +7,13 @@
 
 namespace trainer {
 
+LoaderOptions loader_options(const DataConfig& data) {
+  LoaderOptions options;
+  options.workers = data.workers;
+  options.prefetch = data.prefetch;
+  return options;
+}
+
 BatchLoader::BatchLoader(const TensorDataset& data, std::vector<int64_t> order, const LoaderOptions& options)
     : data_(data), order_(std::move(order)), options_(options) {
   if (!data_.inputs.is_contiguous() || !data_.labels.is_contiguous())

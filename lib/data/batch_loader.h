@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "config/experiment_config.h"
 #include "data/dataset.h"
 
 namespace trainer {
@@ -31,6 +32,10 @@ struct LoaderOptions {
   // then unused.
   std::vector<int64_t> batch_sizes;
 };
+
+// The experiment's loader settings (workers, prefetch); the caller says how
+// the batches are cut.
+LoaderOptions loader_options(const DataConfig& data);
 
 class BatchLoader {
  public:

@@ -18,13 +18,13 @@
 #include "distributed/rank_device.h"
 #include "train/checkpoint.h"
 #include "train/experiment_setup.h"
-#include "train/loss.h"
 #include "train/lr_schedule.h"
 #include "train/metrics.h"
 #include "train/optimizer_factory.h"
 #include "train/mixed_precision.h"
 #include "train/progress.h"
 #include "train/run_dir.h"
+#include "train/train_step.h"
 #include "train/validation.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -70,6 +70,7 @@ class TrainingLoop {
       reducer_ = std::make_unique<GradientReducer>(cluster_.communicator(), experiment_.model.net->parameters(),
                                                    config.dist.bucket_mb);
     }
+    step_ = std::make_unique<TrainStep>(config, experiment_.model, *optimizer_, precision_, device_, reducer_.get());
   }
 
   RunSummary run() {
@@ -235,9 +236,7 @@ class TrainingLoop {
       state_.step_in_epoch = 0;
     }
     RankBatches batches = epoch_batches(epoch, step);
-    LoaderOptions options;
-    options.workers = config_.data.workers;
-    options.prefetch = config_.data.prefetch;
+    LoaderOptions options = loader_options(config_.data);
     options.batch_sizes = batches.batch_sizes;
     BatchLoader loader(experiment_.data.train, std::move(batches.order), options);
     progress_.start(epoch, config_.train.epochs, steps_per_epoch_);
@@ -251,8 +250,14 @@ class TrainingLoop {
       record.lr = scheduled_lr(config_.optimizer.schedule, *config_.optimizer.lr,
                                static_cast<double>(state_.global_step) / static_cast<double>(steps_per_epoch_),
                                static_cast<double>(config_.train.epochs));
-      set_learning_rate(*optimizer_, record.lr);
-      const bool stop = train_step(*batch, global_size, epoch, step + 1);
+      // Every rank votes on stopping; the votes travel with the gradients,
+      // so all ranks stop after the same step.
+      cluster_.set_phase(Phase::kCompute, epoch, step + 1);
+      StepExtras extras;
+      extras.meters = &meters_;
+      extras.before_all_reduce = [&] { cluster_.set_phase(Phase::kAllReduce, epoch, step + 1); };
+      const bool stop = step_->run(*batch, record.lr, static_cast<double>(batch->size()) / global_size,
+                                  interrupt_requested(), extras).stop;
       ++step;
       ++state_.global_step;
       record.steps = step;
@@ -262,40 +267,6 @@ class TrainingLoop {
     progress_.finish();
     return loader.wait_seconds();
   }
-
-  // One optimizer step on this rank's part of a global batch. Returns whether
-  // the run is to stop after it (an interrupt on any rank).
-  bool train_step(const Batch& batch, double global_size, int64_t epoch, int64_t step) {
-    auto& model = experiment_.model;
-    // Every rank votes on stopping; the votes travel with the gradients, so
-    // all ranks stop after the same step.
-    const float stop_vote = interrupt_requested() ? 1.0f : 0.0f;
-    cluster_.set_phase(Phase::kCompute, epoch, step);
-    // Dropping the gradients (instead of zeroing them) lets backward write
-    // them directly: no memset, no accumulate.
-    model.net->zero_grad(/*set_to_none=*/true);
-    if (reducer_) reducer_->begin_step(static_cast<double>(batch.size()) / global_size, stop_vote);
-    if (batch.size() > 0) {
-      const auto inputs = batch.inputs.to(device_);
-      const auto labels = batch.labels.to(device_);
-      const auto output = precision_.forward(model, inputs);
-      const auto loss = compute_loss(config_.loss, output, labels, model.final_softmax);
-      precision_.backward(loss);
-      meters_.add(loss, output, labels);
-    }
-    if (reducer_) {
-      cluster_.set_phase(Phase::kAllReduce, epoch, step);
-      reducer_->finalize();
-    }
-    // Every rank holds the same averaged gradients, so all skip together.
-    if (!precision_.unscale_and_check(model.net->parameters())) return stop_requested(stop_vote);
-    if (config_.optimizer.clip_norm > 0)
-      torch::nn::utils::clip_grad_norm_(model.net->parameters(), config_.optimizer.clip_norm);
-    optimizer_->step();
-    return stop_requested(stop_vote);
-  }
-
-  bool stop_requested(float stop_vote) const { return (reducer_ ? reducer_->control_sum() : stop_vote) > 0; }
 
   [[noreturn]] void stop_for_interrupt(int64_t epoch, int64_t step) {
     progress_.finish();
@@ -350,6 +321,7 @@ class TrainingLoop {
   MetricAccumulator meters_;
   ProgressBar progress_;
   std::unique_ptr<GradientReducer> reducer_;
+  std::unique_ptr<TrainStep> step_;
   RunDir run_;
   TrainingState state_;
   int64_t steps_per_epoch_ = 0;

@@ -18,10 +18,8 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
   const Shard shard = shard_of(data.size(), communicator.rank(), communicator.world_size());
   std::vector<int64_t> order(static_cast<size_t>(shard.size));
   std::iota(order.begin(), order.end(), shard.begin);
-  LoaderOptions options;
+  LoaderOptions options = loader_options(config.data);
   options.batch_size = config.train.valid_batch_size > 0 ? config.train.valid_batch_size : 4 * config.train.batch_size;
-  options.workers = config.data.workers;
-  options.prefetch = config.data.prefetch;
   BatchLoader loader(data, std::move(order), options);
   const auto autocast = run_autocast_dtype(config, device);
   while (auto batch = loader.next()) {

@@ -1,0 +1,58 @@
+#include "train/train_step.h"
+
+#include "device/device_select.h"
+#include "train/loss.h"
+#include "train/optimizer_factory.h"
+
+namespace trainer {
+
+void StepTimer::end(StepPhase phase) {
+  synchronize(device_);
+  const double now = clock_.seconds();
+  times_.of(phase) += now - last_;
+  last_ = now;
+}
+
+TrainStep::TrainStep(const ExperimentConfig& config, Model& model, torch::optim::Optimizer& optimizer,
+                     MixedPrecision& precision, const torch::Device& device, GradientReducer* reducer)
+    : config_(config), model_(model), optimizer_(optimizer), precision_(precision), device_(device),
+      reducer_(reducer) {}
+
+StepOutcome TrainStep::run(const Batch& batch, double lr, double share, bool stop_vote, const StepExtras& extras) {
+  const auto phase_done = [&](StepPhase phase) {
+    if (extras.timer) extras.timer->end(phase);
+  };
+  set_learning_rate(optimizer_, lr);
+  // Dropping the gradients (instead of zeroing them) lets backward write
+  // them directly: no memset, no accumulate.
+  model_.net->zero_grad(/*set_to_none=*/true);
+  if (reducer_) reducer_->begin_step(share, stop_vote ? 1.0f : 0.0f);
+  if (batch.size() > 0) {
+    const auto inputs = batch.inputs.to(device_);
+    const auto labels = batch.labels.to(device_);
+    phase_done(StepPhase::kData);
+    const auto output = precision_.forward(model_, inputs);
+    const auto loss = compute_loss(config_.loss, output, labels, model_.final_softmax);
+    phase_done(StepPhase::kForward);
+    precision_.backward(loss);
+    if (extras.meters) extras.meters->add(loss, output, labels);
+  }
+  if (reducer_) {
+    if (extras.before_all_reduce) extras.before_all_reduce();
+    reducer_->finalize();
+  }
+  phase_done(StepPhase::kBackward);
+  StepOutcome outcome;
+  // Every rank holds the same averaged gradients, so all skip together.
+  outcome.stepped = precision_.unscale_and_check(model_.net->parameters());
+  if (outcome.stepped) {
+    if (config_.optimizer.clip_norm > 0)
+      torch::nn::utils::clip_grad_norm_(model_.net->parameters(), config_.optimizer.clip_norm);
+    optimizer_.step();
+  }
+  phase_done(StepPhase::kOptimizer);
+  outcome.stop = (reducer_ ? reducer_->control_sum() : (stop_vote ? 1.0f : 0.0f)) > 0;
+  return outcome;
+}
+
+}  // namespace trainer

@@ -1,0 +1,73 @@
+#pragma once
+// One optimizer step, the same for `trainer run` and `trainer bench FILE`:
+// learning rate, forward, loss, backward, gradient all-reduce (data
+// parallel), unscale and overflow check (fp16 loss scaling), clipping, step.
+// A bench times the very step that trains.
+#include <torch/torch.h>
+
+#include <functional>
+
+#include "config/experiment_config.h"
+#include "data/batch_loader.h"
+#include "distributed/gradient_reducer.h"
+#include "models/model.h"
+#include "train/metrics.h"
+#include "train/mixed_precision.h"
+#include "train/step_times.h"
+#include "util/stopwatch.h"
+
+namespace trainer {
+
+// Adds the seconds of each phase of a step to `times`. The device is
+// synchronised at each phase's end: GPU work is asynchronous, and without
+// the wait its time would land in a later phase.
+class StepTimer {
+ public:
+  StepTimer(const torch::Device& device, StepTimes& times) : device_(device), times_(times) {}
+  // Before the batch is fetched: the data phase starts here.
+  void start() {
+    clock_.reset();
+    last_ = 0;
+  }
+  void end(StepPhase phase);
+
+ private:
+  torch::Device device_;
+  StepTimes& times_;
+  Stopwatch clock_;
+  double last_ = 0;
+};
+
+struct StepExtras {
+  MetricAccumulator* meters = nullptr;        // loss and metrics of the batch, when given
+  StepTimer* timer = nullptr;                 // phase times, when given
+  std::function<void()> before_all_reduce;    // e.g. the heartbeat's phase
+};
+
+struct StepOutcome {
+  bool stepped = false;  // false: skipped, the fp16 gradients overflowed
+  bool stop = false;     // an interrupt was voted for on some rank
+};
+
+class TrainStep {
+ public:
+  // `reducer` null: one process. All references must outlive the step.
+  TrainStep(const ExperimentConfig& config, Model& model, torch::optim::Optimizer& optimizer,
+            MixedPrecision& precision, const torch::Device& device, GradientReducer* reducer = nullptr);
+
+  // One step on `batch` (this rank's part, `share` of the global batch; may
+  // be empty) at learning rate `lr`. `stop_vote` travels with the gradients
+  // so that every rank learns of an interrupt after the same step.
+  StepOutcome run(const Batch& batch, double lr, double share = 1.0, bool stop_vote = false,
+                  const StepExtras& extras = {});
+
+ private:
+  const ExperimentConfig& config_;
+  Model& model_;
+  torch::optim::Optimizer& optimizer_;
+  MixedPrecision& precision_;
+  torch::Device device_;
+  GradientReducer* reducer_;
+};
+
+}  // namespace trainer
