@@ -1,0 +1,85 @@
+#include <catch2/catch.hpp>
+
+#include "config/config_loader.h"
+#include "train/optimizer_factory.h"
+#include "train/train_step.h"
+
+using namespace trainer;
+
+namespace {
+
+// A dense classifier of 8 features into 3 classes, trained by plain SGD.
+struct StepFixture {
+  explicit StepFixture(const std::string& optimizer_yaml)
+      : config(parse_experiment("data: {dataset: synthetic}\n"
+                                "model: {layers: [{type: dense, units: 3, activation: softmax}]}\n"
+                                "optimizer: " + optimizer_yaml + "\n",
+                                "step.yaml")),
+        model(build_model(config.model, info())),
+        optimizer(make_optimizer(config.optimizer, model.net->parameters())),
+        precision(config, torch::Device(torch::kCPU)),
+        step(config, model, *optimizer, precision, torch::Device(torch::kCPU)) {
+    torch::manual_seed(7);
+    batch.inputs = 10 * torch::randn({16, 8});
+    batch.labels = torch::randint(0, 3, {16}, torch::kInt64);
+  }
+  static DataInfo info() {
+    DataInfo data;
+    data.name = "test";
+    data.input_shape = {8};
+    data.classes = 3;
+    return data;
+  }
+  // The L2 norm of how far the parameters moved in one step at `lr`.
+  double step_length(double lr, const StepExtras& extras = {}) {
+    std::vector<torch::Tensor> before;
+    for (const auto& p : model.net->parameters()) before.push_back(p.detach().clone());
+    step.run(batch, lr, 1.0, false, extras);
+    double squares = 0;
+    const auto after = model.net->parameters();
+    for (size_t i = 0; i < before.size(); ++i) squares += (after[i].detach() - before[i]).pow(2).sum().item<double>();
+    return std::sqrt(squares);
+  }
+
+  ExperimentConfig config;
+  Model model;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  MixedPrecision precision;
+  TrainStep step;
+  Batch batch;
+};
+
+}  // namespace
+
+TEST_CASE("a training step clips the gradient to clip_norm", "[train][step]") {
+  StepFixture unclipped("{name: sgd, lr: 1.0}");
+  StepFixture clipped("{name: sgd, lr: 1.0, clip_norm: 0.01}");
+  // The same weights and batch: only the clipping differs.
+  REQUIRE(unclipped.step_length(1.0) > 0.1);
+  CHECK(clipped.step_length(1.0) == Approx(0.01).epsilon(1e-3));
+}
+
+TEST_CASE("a training step runs at the learning rate it is given", "[train][step]") {
+  StepFixture fixture("{name: sgd, lr: 1.0}");
+  CHECK(fixture.step_length(0.0) == 0.0);
+  const double at_half = fixture.step_length(0.5);
+  CHECK(at_half > 0);
+}
+
+TEST_CASE("a training step adds its phases to the timer and its loss to the meters", "[train][step]") {
+  StepFixture fixture("{name: sgd, lr: 0.1}");
+  StepTimes times;
+  StepTimer timer(torch::Device(torch::kCPU), times);
+  MetricAccumulator meters(fixture.config.loss, fixture.config.metrics, fixture.model.final_softmax);
+  StepExtras extras;
+  extras.timer = &timer;
+  extras.meters = &meters;
+  timer.start();
+  fixture.step_length(0.1, extras);
+  CHECK(times.data > 0);
+  CHECK(times.forward > 0);
+  CHECK(times.backward > 0);
+  CHECK(times.optimizer > 0);
+  CHECK(meters.samples() == 16);
+  CHECK(std::isfinite(meters.results()[0].value));
+}
