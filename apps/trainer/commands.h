@@ -32,8 +32,10 @@ void add_bench_command(CLI::App& app, Action& selected);
 // Runs `action` with logging set up; returns the exit code.
 int run_guarded(const Action& action, const GlobalOptions& global);
 
-// "trainer 0.1.0 (LibTorch 1.13.0, CPU)".
+// "trainer 0.1.0 (LibTorch 1.13.0, CPU)", for --version.
 std::string version_text();
+// "0.1.0": the project's version, for the run's log.
+const char* version_number();
 
 // The experiment file plus repeatable --set overrides, shared by every
 // subcommand that reads one.

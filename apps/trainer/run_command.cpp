@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "config/config_loader.h"
 #include "device/device_list.h"
+#include "device/runtime.h"
 #include "distributed/launch_env.h"
 #include "distributed/supervisor.h"
 #include "train/run_dir.h"
@@ -67,8 +68,10 @@ void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& globa
       ExperimentConfig config = load_experiment(args->experiment.file, overrides);
       // Before any rank starts: a GPU that is not there is exit code 5 now.
       config.devices.entries = expand_devices(config.devices.entries);
+      check_precision_supported(config, config.devices.entries.front() != "cpu");
       RunOptions options;
       options.config_path = args->experiment.file;
+      options.version = version_number();
       options.resume = args->resume;
       options.quiet = global.quiet;
       options.launch = launch_from_environment(from_environment);

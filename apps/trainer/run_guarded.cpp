@@ -7,8 +7,6 @@
 #include <torch/torch.h>
 
 #include "commands.h"
-#include "config/platform_support.h"
-#include "device/autocast.h"
 #include "util/error.h"
 #include "util/logging.h"
 
@@ -33,7 +31,6 @@ int fail(ExitCode code, const std::string& message, const std::string& hint = {}
 int run_guarded(const Action& action, const GlobalOptions& global) {
   try {
     trainer::init_logging(trainer::parse_log_level(global.log_level));
-    set_platform_probes({cpu_autocast_supports_fp16});
     action();
     return static_cast<int>(ExitCode::kSuccess);
   } catch (const SilentExit& e) {

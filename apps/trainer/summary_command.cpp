@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "config/config_loader.h"
+#include "device/runtime.h"
 #include "train/experiment_setup.h"
 
 namespace trainer::app {

@@ -1,8 +1,15 @@
+#include <torch/torch.h>
+
 #include "commands.h"
-#include "train/experiment_setup.h"
+#include "util/torch_compat.h"
 
 namespace trainer::app {
 
-std::string version_text() { return trainer::version_text(); }
+const char* version_number() { return TRAINER_VERSION; }
+
+std::string version_text() {
+  return std::string("trainer ") + TRAINER_VERSION + " (LibTorch " + compat::torch_version() + ", " +
+         (torch::cuda::is_available() ? "CUDA available" : "CPU") + ")";
+}
 
 }  // namespace trainer::app

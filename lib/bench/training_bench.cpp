@@ -7,6 +7,7 @@
 #include "data/sampler.h"
 #include "device/device_memory.h"
 #include "device/device_select.h"
+#include "device/runtime.h"
 #include "train/experiment_setup.h"
 #include "train/lr_schedule.h"
 #include "train/optimizer_factory.h"

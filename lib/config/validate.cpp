@@ -4,7 +4,6 @@
 #include <regex>
 
 #include "config/metric_spec.h"
-#include "config/platform_support.h"
 
 namespace trainer {
 namespace {
@@ -37,15 +36,6 @@ void validate_devices(const ExperimentConfig& config, ReadContext& context) {
     context.problem(context.location_of("devices"), "devices: gpu:all stands alone (it means every visible GPU)");
 }
 
-void validate_precision(const ExperimentConfig& config, ReadContext& context) {
-  // LibTorch 1.13's CPU autocast knows bf16 only; 2.x's also fp16.
-  const bool on_cpus = !config.devices.entries.empty() && config.devices.entries.front() == "cpu";
-  if (config.precision == Precision::kFp16 && on_cpus && !cpu_fp16_autocast_supported())
-    context.problem(context.location_of("precision"),
-                    "precision: fp16 is for GPUs (this LibTorch's CPU autocast has no fp16); on a CPU use bf16 (or "
-                    "mixed_precision: true, which picks bf16 there)");
-}
-
 // Reports a layer's problems at the location of its key.
 class LayerContext : public LayerProblems {
  public:
@@ -67,7 +57,6 @@ class LayerContext : public LayerProblems {
 void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
   validate_metrics(config, context);
   validate_devices(config, context);
-  validate_precision(config, context);
   if (config.model.layers.empty())
     context.problem(context.location_of("model"), "model.layers: expected at least one layer");
   for (size_t i = 0; i < config.model.layers.size(); ++i) {

@@ -3,7 +3,7 @@
 #include <torch/torch.h>
 
 #include "device/autocast.h"
-#include "util/blas.h"
+#include "device/blas.h"
 #include "util/torch_compat.h"
 
 namespace trainer {

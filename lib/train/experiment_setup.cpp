@@ -1,39 +1,9 @@
 #include "train/experiment_setup.h"
 
-#include "device/cpu_info.h"
-#include "device/device_memory.h"
-#include "device/gpu.h"
 #include "util/logging.h"
 #include "util/stopwatch.h"
-#include "util/torch_compat.h"
 
 namespace trainer {
-
-std::string version_text() {
-  return std::string("trainer ") + TRAINER_VERSION + " (LibTorch " + compat::torch_version() + ", " +
-         (torch::cuda::is_available() ? "CUDA available" : "CPU") + ")";
-}
-
-RuntimeInfo configure_runtime(const ExperimentConfig& config, const torch::Device& device, int ranks_on_this_host) {
-  RuntimeInfo info;
-  // Hyper-threads share one core's vector units: more threads than physical
-  // cores only make the matrix products contend.
-  info.threads = config.cpu_threads > 0 ? static_cast<int>(config.cpu_threads)
-                                        : default_threads_per_rank(read_cpu_info(), ranks_on_this_host);
-  torch::set_num_threads(info.threads);
-  info.blas = limit_blas_threads(static_cast<int>(config.blas_threads));
-  if (device.is_cuda()) make_gpu_current(device.index());
-  // Before any tensor exists, so that everything counts against it.
-  info.memory_budget =
-      apply_memory_budget(device, config.memory_limit.mib * 1024 * 1024, out_of_memory_hint(config, device));
-  return info;
-}
-
-std::string out_of_memory_hint(const ExperimentConfig& config, const torch::Device& device) {
-  return "lower train.batch_size (" + std::to_string(config.train.batch_size) + " now), use " +
-         (device.is_cuda() ? "mixed_precision: true" : "precision: bf16") +
-         ", or raise memory_limit; checkpoints already written are intact";
-}
 
 Model build_seeded_model(const ExperimentConfig& config, const DataInfo& info) {
   torch::manual_seed(static_cast<uint64_t>(config.experiment.seed));

@@ -17,6 +17,7 @@
 #include "distributed/gradient_reducer.h"
 #include "distributed/rank_device.h"
 #include "train/checkpoint.h"
+#include "device/runtime.h"
 #include "train/experiment_setup.h"
 #include "train/lr_schedule.h"
 #include "train/metrics.h"
@@ -131,7 +132,7 @@ class TrainingLoop {
   void log_header() const {
     int64_t parameters = 0;
     for (const auto& layer : experiment_.model.summary) parameters += layer.parameters;
-    log().info("trainer {} on LibTorch {}: {} intra-op threads, BLAS {} ({})", TRAINER_VERSION, compat::torch_version(),
+    log().info("trainer {} on LibTorch {}: {} intra-op threads, BLAS {} ({})", options_.version, compat::torch_version(),
                runtime_.threads, runtime_.blas.name,
                runtime_.blas.threads_pinned ? std::to_string(config_.blas_threads) + " thread(s)" : "threads not pinned");
     log().info("device {}", describe_device(device_));

@@ -1,4 +1,4 @@
-#include "util/blas.h"
+#include "device/blas.h"
 
 #include <dlfcn.h>
 
