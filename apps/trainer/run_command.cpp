@@ -27,6 +27,10 @@ struct RunArgs {
 
 const char* from_environment(const char* name) { return std::getenv(name); }
 
+std::string run_dir_for(const ExperimentConfig& config, const std::string& resume) {
+  return open_run_dir(config.log.dir, config.experiment.name, config.log.run_name, resume).path;
+}
+
 // Several devices and no launcher around: this process starts the ranks.
 int supervise_ranks(const RunArgs& args, const ExperimentConfig& config, const GlobalOptions& global) {
   SupervisorPlan plan;
@@ -41,8 +45,8 @@ int supervise_ranks(const RunArgs& args, const ExperimentConfig& config, const G
     throw UsageError("--nnodes " + std::to_string(args.nnodes) + " needs --master HOST:PORT",
                      "the address of node 0, where rank 0 serves the rendezvous store; the same on every node");
   if (!args.master.empty()) std::tie(plan.master_addr, plan.master_port) = parse_host_port(args.master, "--master");
-  if (!args.resume.empty()) plan.run_dir = find_resume_point(args.resume).run.path;
-  else if (args.node_rank == 0) plan.run_dir = create_run_dir(config.log.dir, config.experiment.name, config.log.run_name).path;
+  // A new run's directory is made on node 0; a resumed one is found on any.
+  if (args.node_rank == 0 || !args.resume.empty()) plan.run_dir = run_dir_for(config, args.resume);
   plan.grace_seconds = 10;
   log().info("starting {} rank(s) on this node ({} in all){}", plan.local_ranks, plan.local_ranks * plan.nnodes,
              plan.run_dir.empty() ? "" : "; logs in " + plan.run_dir + "/worklog.N");
@@ -81,7 +85,6 @@ void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& globa
         throw UsageError("devices lists " + std::to_string(devices) + " entries but the launcher started " +
                          std::to_string(options.launch->local_world_size) + " ranks on this node",
                          "list one device per rank, or a single device for all of them");
-      if (const char* run_dir = std::getenv("TRAINER_RUN_DIR"); run_dir && options.launch) options.run_dir = run_dir;
       install_interrupt_handlers();
       run_training(config, options);
     };

@@ -49,6 +49,7 @@ std::optional<LaunchInfo> from_torchrun(const EnvLookup& env) {
   info.master_port = read_int(env, "MASTER_PORT", 0, std::nullopt);
   info.rank0_hosts_store = read(env, "TORCHELASTIC_USE_AGENT_STORE").value_or("False") != "True";
   info.source = read(env, "TRAINER_SUPERVISED") ? "trainer supervisor" : "torchrun-style environment";
+  if (auto run_dir = read(env, kRunDirVariable)) info.run_dir = *run_dir;
   check_consistent(info, "RANK", "WORLD_SIZE");
   return info;
 }

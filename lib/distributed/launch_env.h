@@ -20,8 +20,14 @@ struct LaunchInfo {
   // TORCHELASTIC_USE_AGENT_STORE).
   bool rank0_hosts_store = true;
   std::string source = "single process";  // for the log header
+  // The run directory a supervisor made before starting the ranks
+  // (kRunDirVariable); empty: rank 0 makes it.
+  std::string run_dir;
   bool distributed() const { return world_size > 1; }
 };
+
+// How the supervisor hands its run directory to the ranks it starts.
+inline constexpr const char* kRunDirVariable = "TRAINER_RUN_DIR";
 
 using EnvLookup = std::function<const char*(const char*)>;
 

@@ -15,6 +15,7 @@
 #include <optional>
 #include <thread>
 
+#include "distributed/launch_env.h"
 #include "util/error.h"
 #include "util/signals.h"
 
@@ -37,7 +38,7 @@ struct Rank {
 // Environment for one rank: the supervisor's, with the launch variables set.
 std::vector<std::string> rank_environment(const SupervisorPlan& plan, int local_rank, int port) {
   const std::vector<std::string> ours{"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR",
-                                      "MASTER_PORT", "TRAINER_SUPERVISED", "TRAINER_RUN_DIR",
+                                      "MASTER_PORT", "TRAINER_SUPERVISED", kRunDirVariable,
                                       "TORCHELASTIC_USE_AGENT_STORE"};
   std::vector<std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {
@@ -53,7 +54,7 @@ std::vector<std::string> rank_environment(const SupervisorPlan& plan, int local_
   env.push_back("MASTER_ADDR=" + plan.master_addr);
   env.push_back("MASTER_PORT=" + std::to_string(port));
   env.push_back("TRAINER_SUPERVISED=1");
-  if (!plan.run_dir.empty()) env.push_back("TRAINER_RUN_DIR=" + plan.run_dir);
+  if (!plan.run_dir.empty()) env.push_back(std::string(kRunDirVariable) + "=" + plan.run_dir);
   return env;
 }
 

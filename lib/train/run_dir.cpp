@@ -21,6 +21,11 @@ std::string RunDir::checkpoint_for(int64_t epoch, int64_t step_in_epoch) const {
   return checkpoints() + name;
 }
 
+RunDir open_run_dir(const std::string& root, const std::string& experiment, const std::string& run_name,
+                    const std::string& resume) {
+  return resume.empty() ? create_run_dir(root, experiment, run_name) : find_resume_point(resume).run;
+}
+
 RunDir create_run_dir(const std::string& root, const std::string& experiment, const std::string& run_name) {
   const std::string base = root + "/" + experiment + "/" + (run_name.empty() ? local_timestamp_compact() : run_name);
   std::error_code error;

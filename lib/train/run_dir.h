@@ -36,6 +36,13 @@ struct ResumePoint {
 // file. Throws UsageError when neither is found.
 ResumePoint find_resume_point(const std::string& run_dir_or_checkpoint);
 
+// The run directory of a `trainer run`, decided once, by the process that
+// starts the run (a single process, the supervisor, or rank 0 under a
+// launcher), and handed to the ranks: resuming, the resumed run's; otherwise
+// a new one under `root` (create_run_dir).
+RunDir open_run_dir(const std::string& root, const std::string& experiment, const std::string& run_name,
+                    const std::string& resume);
+
 // Keeps the metrics.jsonl lines of epochs <= `epoch` (a resumed run rewrites
 // what comes after), atomically.
 void truncate_metrics(const RunDir& run, int64_t epoch);

@@ -95,9 +95,12 @@ class TrainingLoop {
 
  private:
   void start_new_run() {
+    // Made once the experiment has loaded, so a bad data set leaves no
+    // empty run directory; a supervisor made it before starting the ranks.
     if (cluster_.is_root())
-      run_ = options_.run_dir.empty() ? create_run_dir(config_.log.dir, config_.experiment.name, config_.log.run_name)
-                                      : RunDir{options_.run_dir};
+      run_ = options_.launch && !options_.launch->run_dir.empty()
+                 ? RunDir{options_.launch->run_dir}
+                 : open_run_dir(config_.log.dir, config_.experiment.name, config_.log.run_name, {});
     run_.path = cluster_.communicator().share_from_rank0("run directory", run_.path);
     if (cluster_.is_root()) write_file_atomic(run_.config(), to_yaml(config_));
     open_logs();

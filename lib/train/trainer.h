@@ -17,8 +17,6 @@ struct RunOptions {
   bool quiet = false;       // no progress bar
   // This process's rank when it is one of several; empty: a single process.
   std::optional<LaunchInfo> launch;
-  // The run directory a supervisor already created; empty: rank 0 creates one.
-  std::string run_dir;
 };
 
 struct RunSummary {

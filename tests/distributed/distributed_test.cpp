@@ -86,7 +86,16 @@ TEST_CASE("torchrun's environment describes a rank", "[dist][launch]") {
   CHECK(info->master_port == 29501);
   CHECK(info->rank0_hosts_store);
   CHECK(info->source == "torchrun-style environment");
+  CHECK(info->run_dir.empty());  // rank 0 makes the run directory
 
+  SECTION("trainer's supervisor hands its ranks the run directory it made") {
+    const auto supervised = launch_from_environment(env_of({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "1"},
+                                                            {"TRAINER_SUPERVISED", "1"},
+                                                            {kRunDirVariable, "runs/exp/20261123-101500"}}));
+    REQUIRE(supervised);
+    CHECK(supervised->source == "trainer supervisor");
+    CHECK(supervised->run_dir == "runs/exp/20261123-101500");
+  }
   SECTION("the launcher may host the store") {
     const auto agent = launch_from_environment(env_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "1"},
                                                        {"TORCHELASTIC_USE_AGENT_STORE", "True"}}));
