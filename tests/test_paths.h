@@ -6,18 +6,18 @@
 
 #include <unistd.h>
 
+#include "data/data_root.h"
+
 namespace trainer::testing {
 
 inline std::string source_dir() { return TRAINER_SOURCE_DIR; }
 inline std::string binary_path() { return TRAINER_BINARY; }
-// The lab's data folder, TRAINER_DATA_DIR (scripts/run-tests.sh sets it when
-// the corpus is at hand); empty when unset, as in a user's fresh clone.
-inline std::string data_root_dir() {
-  const char* root = std::getenv("TRAINER_DATA_DIR");
-  return root ? root : "";
-}
+// The Reuters SGML corpus where the product looks for it in the lab's data
+// folder (TRAINER_DATA_DIR; scripts/run-tests.sh sets it when the corpus is
+// at hand); empty when unset, as in a user's fresh clone.
+inline std::string reuters_corpus_dir() { return in_data_root("reuters21578"); }
 inline bool have_reuters_corpus() {
-  return !data_root_dir().empty() && std::filesystem::exists(data_root_dir() + "/reuters21578/reut2-000.sgm");
+  return !reuters_corpus_dir().empty() && std::filesystem::exists(reuters_corpus_dir() + "/reut2-000.sgm");
 }
 inline const char* kNeedsReutersCorpus = "SKIPPED: needs TRAINER_DATA_DIR holding reuters21578/ (the SGML corpus)";
 inline std::string fashion_mnist_dir() { return "/usr/share/datasets/fashion-mnist"; }

@@ -169,6 +169,9 @@ int64_t Builder::resolve(const SizeRef& size, const char* key) const {
 }
 
 void Builder::require(LayerInput input) {
+  const bool tokens = !torch::isFloatingType(probe_.scalar_type());
+  if (tokens && input != LayerInput::kTokens && input != LayerInput::kAny)
+    fail("needs float inputs, and these are integer tokens; put an embedding layer first");
   switch (input) {
     case LayerInput::kAny: return;
     case LayerInput::kTokens:

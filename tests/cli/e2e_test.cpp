@@ -206,7 +206,7 @@ TEST_CASE("the Reuters reference config, shortened", "[e2e][reuters][corpus]") {
   const auto epochs =
       run_shortened("reuters_conv1d.yaml", fresh_dir("e2e-reuters"),
                     {"data.max_train_samples=2000", "data.max_valid_samples=500",
-                     "data.path=" + data_root_dir() + "/reuters21578"});
+                     "data.path=" + reuters_corpus_dir()});
   CHECK_THAT(epochs[0].values, Catch::Contains("Top5 Accuracy:"));
 }
 

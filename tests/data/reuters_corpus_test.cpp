@@ -42,7 +42,7 @@ TEST_CASE("the Reuters-21578 corpus rebuilds Keras's set", "[data][reuters][corp
     WARN(testing::kNeedsReutersCorpus);
     return;
   }
-  const auto wires = read_reuters_corpus(testing::data_root_dir() + "/reuters21578");
+  const auto wires = read_reuters_corpus(testing::reuters_corpus_dir());
   const auto words = build_word_sequences(wires);
   CHECK(words.sequences.size() == 11228);
   CHECK(words.topics.size() == 46);

@@ -154,3 +154,35 @@ TEST_CASE("every layer type builds and trains a step with the right shapes", "[m
   CHECK(sequence_model.summary[3].output_shape == std::vector<int64_t>{3, 4});
   CHECK(sequence_model.forward(torch::randint(20, {5, 10}, torch::kInt64)).sizes() == torch::IntArrayRef({5, 6}));
 }
+
+TEST_CASE("every layer kind of the table builds from its input rule, and refuses another input", "[models][layers]") {
+  for (const auto& entry : EnumTable<LayerKind>::entries) {
+    const std::string name = entry.name;
+    INFO(name);
+    std::string keys;
+    if (name.rfind("conv", 0) == 0) keys = ", filters: 2, kernel_size: 3";
+    if (name == "embedding") keys = ", output_dim: 4";
+    if (name == "dense") keys = ", units: 3";
+    const ModelConfig config = model_of("[{type: " + name + keys + "}]");
+    LayerInput rule = LayerInput::kAny;
+    with_layer_kind(entry.value, [&](auto kind) { rule = decltype(kind)::input; });
+    DataInfo fits = images(2, 8, 8, 3);
+    DataInfo wrong = tokens(8, 10, 3);
+    switch (rule) {
+      case LayerInput::kTokens: std::swap(fits, wrong); break;
+      case LayerInput::kFlat:
+        fits.input_shape = {8};
+        CHECK_THROWS_WITH(build_model(config, wrong), Catch::Contains("put an embedding layer first"));
+        wrong = images(2, 8, 8, 3);
+        break;
+      case LayerInput::kSpatial1d: fits.input_shape = {2, 8}; break;
+      case LayerInput::kSpatial2d:
+      case LayerInput::kSpatial:
+      case LayerInput::kAny: break;
+    }
+    const Model model = build_model(config, fits);
+    REQUIRE(model.summary.size() == 1);
+    CHECK(model.summary[0].name == name);
+    if (rule != LayerInput::kAny) CHECK_THROWS_WITH(build_model(config, wrong), Catch::Contains("needs"));
+  }
+}
