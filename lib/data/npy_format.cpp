@@ -6,11 +6,27 @@
 
 namespace trainer {
 
-int64_t NpyArray::count() const {
-  int64_t n = 1;
-  for (auto d : shape) n *= d;
-  return n;
+namespace {
+
+// One dimension of the header's shape; its product with the others must fit
+// 64 bits, since a crafted header may declare any size.
+int64_t element_count(const std::vector<std::string>& dims, std::vector<int64_t>& shape, const std::string& name) {
+  int64_t count = 1;
+  for (const std::string& text : dims) {
+    int64_t dim = 0;
+    for (char digit : text)
+      if (__builtin_mul_overflow(dim, int64_t{10}, &dim) || __builtin_add_overflow(dim, int64_t{digit - '0'}, &dim))
+        throw DataError(name + ": .npy shape dimension " + text + " is too large");
+    shape.push_back(dim);
+    if (__builtin_mul_overflow(count, dim, &count))
+      throw DataError(name + ": .npy shape has more elements than 64 bits can count");
+  }
+  return count;
 }
+
+}  // namespace
+
+int64_t NpyArray::count() const { return count_; }
 
 NpyArray parse_npy(const std::string& bytes, const std::string& name) {
   static const std::string kMagic = "\x93NUMPY";
@@ -37,8 +53,10 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
   array.fortran_order = m_fortran[1].str() == "True";
   const std::string dims = m_shape[1].str();
   static const std::regex number(R"(\d+)");
+  std::vector<std::string> dim_texts;
   for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number); it != std::sregex_iterator(); ++it)
-    array.shape.push_back(std::stoll(it->str()));
+    dim_texts.push_back(it->str());
+  array.count_ = element_count(dim_texts, array.shape, name);
   array.data = bytes.substr(data_start);
   return array;
 }
@@ -51,9 +69,10 @@ std::vector<int64_t> npy_to_int64(const NpyArray& array, const std::string& name
   const bool is_signed = match[2].str() == "i";
   const size_t width = std::stoul(match[3].str());
   const int64_t count = array.count();
-  if (array.data.size() != static_cast<size_t>(count) * width)
-    throw DataError(name + ": holds " + std::to_string(array.data.size()) + " bytes of data, expected " +
-                    std::to_string(count * static_cast<int64_t>(width)) + " (truncated?)");
+  // Against the bytes present, without multiplying: the count may be huge.
+  if (array.data.size() % width != 0 || static_cast<uint64_t>(count) != array.data.size() / width)
+    throw DataError(name + ": holds " + std::to_string(array.data.size()) + " bytes of data, but its shape declares " +
+                    std::to_string(count) + " values of " + std::to_string(width) + " bytes (truncated?)");
   std::vector<int64_t> out(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
     uint64_t value = 0;

@@ -12,7 +12,9 @@ struct NpyArray {
   bool fortran_order = false;
   std::vector<int64_t> shape;
   std::string data;  // raw little-endian values, or the pickle when descr is "|O"
+  // Elements the shape declares (checked to fit 64 bits; not yet against data).
   int64_t count() const;
+  int64_t count_ = 1;
 };
 
 NpyArray parse_npy(const std::string& bytes, const std::string& name);

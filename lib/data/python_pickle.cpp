@@ -1,5 +1,6 @@
 #include "data/python_pickle.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -10,8 +11,14 @@
 namespace trainer {
 namespace {
 
+// Objects refer to each other by plain pointers into the Unpickler's arena,
+// which owns them all: a hostile pickle of a million nested lists, or a list
+// that contains itself, is freed flat, with no recursion and no leak.
 struct Object;
-using Ref = std::shared_ptr<Object>;
+using Ref = Object*;
+
+// No numpy array of integer lists nests deeper than a few levels.
+constexpr int kMaxDepth = 64;
 
 // What a pickle can build here. `call` is a callable applied to `args`
 // (REDUCE) with its later BUILD `state`.
@@ -22,14 +29,9 @@ struct Object {
   double number = 0;
   std::string text;         // text, bytes, or "module.name" of a global
   std::vector<Ref> items;   // list, tuple, dict (key, value, key, value...)
-  Ref call, args, state;    // kCall
+  Ref call = nullptr, args = nullptr, state = nullptr;  // kCall
+  int depth = 1;            // levels of containers, this one included
 };
-
-Ref make(Object::Kind kind) {
-  auto object = std::make_shared<Object>();
-  object->kind = kind;
-  return object;
-}
 
 class Unpickler {
  public:
@@ -74,37 +76,36 @@ class Unpickler {
         case '}': push(make(Object::Kind::kDict)); break;                        // EMPTY_DICT
         case 0x85: case 0x86: case 0x87: {                                       // TUPLE1..3
           auto tuple = make(Object::Kind::kTuple);
-          tuple->items.resize(op - 0x84);
-          for (size_t i = tuple->items.size(); i-- > 0;) tuple->items[i] = pop();
+          std::vector<Ref> values(op - 0x84);
+          for (size_t i = values.size(); i-- > 0;) values[i] = pop();
+          add_items(tuple, values);
           push(tuple);
           break;
         }
         case 't': case 'l': {                                                     // TUPLE, LIST
           auto sequence = make(op == 't' ? Object::Kind::kTuple : Object::Kind::kList);
-          sequence->items = pop_to_mark();
+          add_items(sequence, pop_to_mark());
           push(sequence);
           break;
         }
         case 'a': {                                                               // APPEND
           auto value = pop();
-          top(Object::Kind::kList)->items.push_back(value);
+          add_items(top(Object::Kind::kList), {value});
           break;
         }
         case 'e': {                                                               // APPENDS
           auto values = pop_to_mark();
-          auto& list = top(Object::Kind::kList)->items;
-          list.insert(list.end(), values.begin(), values.end());
+          add_items(top(Object::Kind::kList), values);
           break;
         }
         case 's': {                                                               // SETITEM
           auto value = pop(), key = pop();
-          top(Object::Kind::kDict)->items.insert(top(Object::Kind::kDict)->items.end(), {key, value});
+          add_items(top(Object::Kind::kDict), {key, value});
           break;
         }
         case 'u': {                                                               // SETITEMS
           auto values = pop_to_mark();
-          auto& dict = top(Object::Kind::kDict)->items;
-          dict.insert(dict.end(), values.begin(), values.end());
+          add_items(top(Object::Kind::kDict), values);
           break;
         }
         case 'q': memo_[little(1)] = peek(); break;                               // BINPUT
@@ -128,12 +129,15 @@ class Unpickler {
           auto call = make(Object::Kind::kCall);
           call->call = callable;
           call->args = args;
+          nest(call, args);
           push(call);
           break;
         }
         case 'b': {                                                               // BUILD
           auto state = pop();
-          top(Object::Kind::kCall)->state = state;
+          Ref call = top(Object::Kind::kCall);
+          call->state = state;
+          nest(call, state);
           break;
         }
         default:
@@ -143,6 +147,21 @@ class Unpickler {
   }
 
  private:
+  Ref make(Object::Kind kind) {
+    arena_.push_back(std::make_unique<Object>());
+    arena_.back()->kind = kind;
+    return arena_.back().get();
+  }
+  // `child` goes into `parent`: the nesting is bounded.
+  void nest(Ref parent, Ref child) {
+    parent->depth = std::max(parent->depth, child->depth + 1);
+    if (parent->depth > kMaxDepth) fail("values nested deeper than " + std::to_string(kMaxDepth) + " levels");
+  }
+  void add_items(Ref container, const std::vector<Ref>& values) {
+    for (Ref value : values) nest(container, value);
+    container->items.insert(container->items.end(), values.begin(), values.end());
+  }
+
   [[noreturn]] void fail(const std::string& what) const {
     throw DataError(name_ + ": cannot read its pickled data: " + what);
   }
@@ -232,6 +251,7 @@ class Unpickler {
   const std::string& data_;
   const std::string& name_;
   size_t at_ = 0;
+  std::vector<std::unique_ptr<Object>> arena_;
   std::vector<Ref> stack_;
   std::map<uint64_t, Ref> memo_;
 };
@@ -239,7 +259,8 @@ class Unpickler {
 }  // namespace
 
 std::vector<std::vector<int64_t>> unpickle_int_list_array(const std::string& pickle, const std::string& name) {
-  const Ref array = Unpickler(pickle, name).run();
+  Unpickler unpickler(pickle, name);  // owns every object until the end
+  const Ref array = unpickler.run();
   const auto fail = [&](const std::string& what) -> DataError {
     return DataError(name + ": expected a pickled numpy array of integer lists, but " + what);
   };

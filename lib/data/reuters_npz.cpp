@@ -24,6 +24,7 @@ RawReuters read_reuters_npz(const std::string& path) {
     // A plain 2-D integer array (already padded) works too.
     const auto values = npy_to_int64(x, path + ":x.npy");
     if (x.shape.size() != 2 || x.fortran_order) throw DataError(path + ": x must be a list of sequences or a C-order 2-D array");
+    if (x.shape[1] == 0 && x.shape[0] > 0) throw DataError(path + ": x is a 2-D array of empty rows");
     for (int64_t row = 0; row < x.shape[0]; ++row)
       raw.sequences.emplace_back(values.begin() + row * x.shape[1], values.begin() + (row + 1) * x.shape[1]);
   }

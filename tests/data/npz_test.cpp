@@ -100,3 +100,44 @@ TEST_CASE("npy headers and integer dtypes", "[data][npz]") {
   CHECK_THROWS_WITH(parse_npy("PK\x03\x04 not npy", "c.npy"), Catch::Contains("not a .npy"));
   CHECK_THROWS_WITH(read_zip_members("definitely not a zip archive", "d.npz"), Catch::Contains("d.npz"));
 }
+
+TEST_CASE("hostile pickles of deeply nested lists are data errors, not stack overflows", "[data][npz]") {
+  constexpr int kLevels = 1000000;
+  SECTION("nested as they are built: the depth bound stops it") {
+    // EMPTY_LIST a million times, then APPEND each into the one below.
+    const std::string pickle = "\x80\x02" + std::string(kLevels, ']') + std::string(kLevels - 1, 'a') + ".";
+    CHECK_THROWS_WITH(unpickle_int_list_array(pickle, "deep.npy"), Catch::Contains("nested deeper than"));
+  }
+  SECTION("nested through the memo, past the depth bound: freed without recursion") {
+    // Each list is appended into the previous one after that one was
+    // placed, so no append sees the true depth; the million-deep chain must
+    // still be freed without recursing.
+    std::string pickle = "\x80\x02]\x94";
+    for (uint32_t i = 0; i < kLevels; ++i) {
+      pickle += 'j';
+      for (int b = 0; b < 4; ++b) pickle += static_cast<char>((i >> (8 * b)) & 0xff);
+      pickle += "]\x94" "a";
+    }
+    pickle += '.';
+    CHECK_THROWS_WITH(unpickle_int_list_array(pickle, "chain.npy"), Catch::Contains("found another object"));
+  }
+}
+
+TEST_CASE("npy shapes that overflow or exceed the data are data errors", "[data][npz]") {
+  const auto npy_with_shape = [](const std::string& shape, const std::string& data) {
+    std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + shape + "), }";
+    header += std::string(256 - 10 - header.size() - 1, ' ') + "\n";
+    return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() & 0xff) +
+           static_cast<char>(header.size() >> 8) + header + data;
+  };
+  // 2^62 x 4 elements wrap to 0 in 64 bits; no data follows the header.
+  CHECK_THROWS_WITH(parse_npy(npy_with_shape("4611686018427387904, 4", ""), "x.npy"),
+                    Catch::Contains("x.npy") && Catch::Contains("more elements than 64 bits"));
+  CHECK_THROWS_WITH(parse_npy(npy_with_shape("99999999999999999999, 1", ""), "x.npy"),
+                    Catch::Contains("dimension 99999999999999999999 is too large"));
+  // Fits 64 bits, but the file holds 16 bytes, not 2^40 x 8.
+  const NpyArray big = parse_npy(npy_with_shape("1099511627776,", std::string(16, '\0')), "big.npy");
+  CHECK_THROWS_WITH(npy_to_int64(big, "big.npy"), Catch::Contains("holds 16 bytes") && Catch::Contains("truncated"));
+  const NpyArray two = parse_npy(npy_with_shape("2,", std::string(16, '\1')), "two.npy");
+  CHECK(npy_to_int64(two, "two.npy").size() == 2);
+}
