@@ -15,6 +15,15 @@ inline Check<int64_t> at_least(int64_t min) {
   return [min](const int64_t& x) { return x >= min ? "" : "an integer >= " + std::to_string(min); };
 }
 
+// A count with a floor users meet ("an integer >= 1") and a ceiling that only
+// keeps arithmetic on it safe.
+inline Check<int64_t> count_in_range(int64_t min, int64_t max) {
+  return [min, max](const int64_t& x) {
+    if (x < min) return "an integer >= " + std::to_string(min);
+    return x <= max ? std::string() : "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  };
+}
+
 inline Check<int64_t> int_in_range(int64_t min, int64_t max) {
   return [min, max](const int64_t& x) {
     return (x >= min && x <= max) ? ""

@@ -186,6 +186,8 @@ struct LossConfig {
   }
 };
 
+inline constexpr int64_t kMaxBatchSize = int64_t{1} << 30;
+
 struct TrainConfig {
   int64_t epochs = 10;
   int64_t batch_size = 32;
@@ -197,9 +199,11 @@ struct TrainConfig {
 
   template <class V> void visit_fields(V& v) {
     v("epochs", epochs, "Epochs to train.", at_least(1));
-    v("batch_size", batch_size, "Samples per step (per device).", at_least(1));
+    // Bounded so that every product of batch sizes (4 x batch_size, x ranks)
+    // stays far inside 64 bits; a batch larger than the data is one batch.
+    v("batch_size", batch_size, "Samples per step (per device).", count_in_range(1, kMaxBatchSize));
     v("valid_batch_size", valid_batch_size, "Samples per validation batch; 0 = 4 x batch_size.",
-      at_least(0));
+      count_in_range(0, kMaxBatchSize));
     v("steps_per_epoch", steps_per_epoch, "Stop an epoch after N steps; 0 = the whole training set.",
       at_least(0));
     v("validate_every", validate_every, "Validate every N epochs (and after the last).", at_least(1));

@@ -148,6 +148,15 @@ TEST_CASE("failures exit with their documented codes and write nothing", "[e2e][
   }
 }
 
+TEST_CASE("the largest batch size trains the whole data set in one step", "[e2e][errors]") {
+  const std::string dir = fresh_dir("e2e-huge-batch");
+  const auto result = run_trainer({"run", synthetic_experiment(dir), "--set", "train.batch_size=1073741824", "--set",
+                                   "train.epochs=1"}, dir);
+  INFO(result.err);
+  CHECK(result.exit_code == 0);
+  CHECK_THAT(result.err, Catch::Contains("global 1073741824; 1 steps per epoch"));
+}
+
 TEST_CASE("help, version, config and summary", "[e2e]") {
   const std::string dir = fresh_dir("e2e-misc");
   const auto help = run_trainer({"--help"}, dir);

@@ -89,6 +89,16 @@ optimizer:
   CHECK(problems[3] == "exp.yaml:13:7: optimizer.lr: expected a number > 0, got '-1'");
 }
 
+TEST_CASE("batch sizes whose products would overflow are refused", "[config]") {
+  // 2^63 - 1 once made 4 x batch_size negative and the loader grow forever.
+  const auto problems = problems_of(std::string(kMinimal) + "train: {batch_size: 9223372036854775807, "
+                                                            "valid_batch_size: 2147483648}\n");
+  REQUIRE(problems.size() == 2);
+  CHECK_THAT(problems[0], Catch::Contains("train.batch_size: expected an integer from 1 to 1073741824"));
+  CHECK_THAT(problems[1], Catch::Contains("train.valid_batch_size: expected an integer from 0 to 1073741824"));
+  CHECK(problems_of(std::string(kMinimal) + "train: {batch_size: 1073741824}\n").empty());
+}
+
 TEST_CASE("invalid YAML reports its position", "[config]") {
   const auto problems = problems_of("experiment: {name: x\ndata: [");
   REQUIRE(problems.size() == 1);
