@@ -122,9 +122,19 @@ class TrainingLoop {
     // Mid-epoch metric sums are the sums over all ranks: one rank carries them.
     if (!cluster_.is_root() && state_.epoch_metric_sums.defined())
       state_.epoch_metric_sums = torch::zeros_like(state_.epoch_metric_sums);
-    if (cluster_.is_root()) truncate_metrics(run_, state_.epoch);
+    if (cluster_.is_root()) {
+      truncate_metrics(run_, state_.epoch);
+      remove_debris();
+    }
     log().info("resumed from {} (epoch {} done, step {} of the next)", point.checkpoint, state_.epoch,
                state_.step_in_epoch);
+  }
+
+  // What killed writers of this run left (kill -9 during a checkpoint).
+  void remove_debris() {
+    for (const std::string& dir : {run_.path, run_.checkpoints()})
+      for (const std::string& path : remove_stale_temp_files(dir))
+        log().info("removed {}, the unfinished file of a process that no longer runs", path);
   }
 
   void open_logs() {

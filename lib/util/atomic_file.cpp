@@ -5,6 +5,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <regex>
+#include <signal.h>
 #include <unistd.h>
 
 #include "util/error.h"
@@ -53,6 +55,22 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     std::fclose(file);
     if (!ok) throw IoError("cannot write " + tmp + ": " + std::strerror(errno));
   });
+}
+
+std::vector<std::string> remove_stale_temp_files(const std::string& dir) {
+  static const std::regex ours(R"(.+\.tmp\.([0-9]{1,9}))");
+  std::vector<std::string> removed;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    std::smatch match;
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file(error) || !std::regex_match(name, match, ours)) continue;
+    const auto pid = static_cast<pid_t>(std::stol(match[1].str()));
+    // ESRCH: no such process. EPERM means one exists (another user's).
+    if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    if (std::filesystem::remove(entry.path(), error)) removed.push_back(entry.path().string());
+  }
+  return removed;
 }
 
 }  // namespace trainer

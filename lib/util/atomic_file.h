@@ -4,6 +4,7 @@
 // disk, then renamed over it in one step.
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace trainer {
 
@@ -14,5 +15,10 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // renames it to `path`. The temporary is removed if `write` throws.
 void write_atomic_with(const std::string& path,
                        const std::function<void(const std::string& tmp_path)>& write);
+
+// Removes from `dir` the temporary files that writers killed mid-write left
+// behind: only names this module makes (NAME.tmp.PID) whose process is gone;
+// a live process's temporary is never touched. Returns the paths removed.
+std::vector<std::string> remove_stale_temp_files(const std::string& dir);
 
 }  // namespace trainer

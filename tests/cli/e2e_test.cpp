@@ -74,9 +74,14 @@ TEST_CASE("resuming reproduces the uninterrupted run", "[e2e][resume]") {
 
   const auto part = run_trainer({"run", experiment, "--set", "train.epochs=2", "--set", "log.run_name=part"}, dir);
   REQUIRE(part.exit_code == 0);
+  // What a kill -9 during a checkpoint leaves: the resume removes it.
+  const std::string debris = dir + "/runs/e2e/part/checkpoints/epoch-0003.pt.tmp.999999999";
+  std::ofstream(debris) << "half a checkpoint";
   const auto rest = run_trainer({"run", experiment, "--resume", dir + "/runs/e2e/part"}, dir);
   INFO(rest.err);
   REQUIRE(rest.exit_code == 0);
+  CHECK_FALSE(fs::exists(debris));
+  CHECK_THAT(rest.err, Catch::Contains("removed " + debris));
   const auto resumed = parse_records(rest.out);
   REQUIRE(resumed.size() == 2);
   CHECK(resumed[0].number == 3);

@@ -3,6 +3,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "test_paths.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -52,4 +55,24 @@ TEST_CASE("atomic writes replace whole files and leave nothing behind on failure
   SECTION("an unwritable target is an IoError naming it") {
     CHECK_THROWS_WITH(write_file_atomic(dir + "/missing/sub/file", "x"), Catch::Contains(dir + "/missing/sub/file"));
   }
+}
+
+TEST_CASE("stale temporary files of dead writers are removed, nothing else", "[util]") {
+  namespace fs = std::filesystem;
+  const std::string dir = testing::fresh_dir("stale-temp");
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  REQUIRE(child > 0);
+  waitpid(child, nullptr, 0);  // gone now
+  const std::string dead = dir + "/epoch-0003.pt.tmp." + std::to_string(child);
+  const std::string live = dir + "/epoch-0004.pt.tmp." + std::to_string(getpid());
+  const std::string other = dir + "/notes.tmp.draft";
+  const std::string checkpoint = dir + "/epoch-0002.pt";
+  for (const auto& path : {dead, live, other, checkpoint}) std::ofstream(path) << "x";
+  CHECK(remove_stale_temp_files(dir) == std::vector<std::string>{dead});
+  CHECK_FALSE(fs::exists(dead));
+  CHECK(fs::exists(live));
+  CHECK(fs::exists(other));
+  CHECK(fs::exists(checkpoint));
+  CHECK(remove_stale_temp_files(dir + "/missing").empty());
 }
