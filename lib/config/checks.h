@@ -44,6 +44,17 @@ inline Check<double> unit_interval() {
   return [](const double& x) { return (x >= 0 && x < 1) ? "" : std::string("a number in [0, 1)"); };
 }
 
+// One directory name: run directories are made under log.dir with it, and
+// "../x" or "a/b" would put them elsewhere.
+inline Check<std::string> directory_name(bool may_be_empty) {
+  return [may_be_empty](const std::string& s) {
+    const bool ok = (s.empty() && may_be_empty) ||
+                    (!s.empty() && s != "." && s != ".." && s.find('/') == std::string::npos &&
+                     s.find('\0') == std::string::npos);
+    return ok ? std::string() : std::string("a directory name without '/' (not . or ..)");
+  };
+}
+
 inline Check<std::string> not_empty() {
   return [](const std::string& s) { return s.empty() ? std::string("a non-empty string") : ""; };
 }

@@ -23,7 +23,7 @@ struct ExperimentSection {
   int64_t seed = 42;
 
   template <class V> void visit_fields(V& v) {
-    v("name", name, "Experiment name; runs go to log.dir/NAME/.", not_empty());
+    v("name", name, "Experiment name; runs go to log.dir/NAME/.", directory_name(false));
     v("seed", seed, "Seed of weights, data order and dropout. Same seed and thread count, same run.",
       at_least(0));
   }
@@ -220,7 +220,8 @@ struct LogConfig {
 
   template <class V> void visit_fields(V& v) {
     v("dir", dir, "Runs are written to DIR/EXPERIMENT_NAME/RUN_NAME/.", not_empty());
-    v("run_name", run_name, "Name of this run's directory; default: the start time, YYYYmmdd-HHMMSS.");
+    v("run_name", run_name, "Name of this run's directory; default: the start time, YYYYmmdd-HHMMSS.",
+      directory_name(true));
     v("progress", progress, "Progress bar on stderr: auto (only on a terminal), always or never.");
   }
 };

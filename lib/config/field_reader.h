@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,10 +36,18 @@ class FieldReader {
 
   // Reports keys of the mapping that no field declared.
   void report_unknown_keys() const {
+    std::map<std::string, YAML::Node> seen;
     for (auto it = map_.begin(); it != map_.end(); ++it) {
       std::string key;
       if (!decode_scalar(it->first, key)) {
         context_.problem(context_.where(prefix_, it->first), "keys must be strings");
+        continue;
+      }
+      // YAML forbids them, and yaml-cpp would quietly keep the first.
+      if (auto [first, inserted] = seen.emplace(key, it->first); !inserted) {
+        context_.problem(context_.where(join_path(key), it->first),
+                         "duplicate key '" + join_path(key) + "' (first at " +
+                             context_.where(join_path(key), first->second) + ")");
         continue;
       }
       if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;

@@ -33,6 +33,7 @@ struct PaddingSpec {
 struct MemoryLimit {
   int64_t mib = 0;
 };
+inline constexpr int64_t kMaxMemoryMib = int64_t{1} << 40;
 
 // `cpu`, `gpu:0`, `gpu:0,1,2,3`, `gpu:all`, or a list such as [cpu, cpu]:
 // one entry per rank.

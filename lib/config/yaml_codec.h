@@ -4,6 +4,7 @@
 // expected (the text shown in errors and in the config reference).
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -48,7 +49,8 @@ struct Codec<int64_t> {
 
 template <>
 struct Codec<double> {
-  static bool decode(const YAML::Node& n, double& v) { return decode_scalar(n, v); }
+  // .inf and .nan are YAML numbers, but no setting means them.
+  static bool decode(const YAML::Node& n, double& v) { return decode_scalar(n, v) && std::isfinite(v); }
   // Shortest text that reads back as the same double: 0.1, not 0.10000000000000001.
   static YAML::Node encode(double v) {
     char text[32];
@@ -58,7 +60,7 @@ struct Codec<double> {
     }
     return YAML::Node(std::string(text));
   }
-  static std::string expected() { return "a number"; }
+  static std::string expected() { return "a finite number"; }
 };
 
 template <>
@@ -199,19 +201,24 @@ struct Codec<MemoryLimit> {
     if (!decode_scalar(n, text)) return false;
     static const std::regex pattern(R"(^\s*(\d+)\s*(MiB|GiB|MB|GB|M|G)?\s*$)");
     std::smatch match;
-    if (!std::regex_match(text, match, pattern)) return false;
-    int64_t amount = std::stoll(match[1].str());
+    // At most 2^40 MiB (an exbibyte), so that the budget in bytes fits 64 bits.
+    if (!std::regex_match(text, match, pattern) || match[1].length() > 16) return false;
     const std::string unit = match[2].str();
-    if (unit == "GiB" || unit == "G") amount *= 1024;
-    else if (unit == "MB") amount = amount * 1000 * 1000 / (1024 * 1024);
-    else if (unit == "GB") amount = amount * 1000 * 1000 * 1000 / (1024 * 1024);
-    v.mib = amount;
+    const double amount = std::stod(match[1].str());
+    double mib = amount;
+    if (unit == "GiB" || unit == "G") mib = amount * 1024;
+    else if (unit == "MB") mib = amount * 1e6 / (1024 * 1024);
+    else if (unit == "GB") mib = amount * 1e9 / (1024 * 1024);
+    if (mib > static_cast<double>(kMaxMemoryMib)) return false;
+    v.mib = static_cast<int64_t>(mib);
     return true;
   }
   static YAML::Node encode(const MemoryLimit& v) {
     return v.mib == 0 ? YAML::Node(int64_t{0}) : YAML::Node(std::to_string(v.mib) + "MiB");
   }
-  static std::string expected() { return "MiB as a number (4096) or with a unit (512MiB, 4GiB)"; }
+  static std::string expected() {
+    return "MiB as a number (4096) or with a unit (512MiB, 4GiB), at most 2^40 MiB";
+  }
 };
 
 template <>

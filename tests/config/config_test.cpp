@@ -99,6 +99,37 @@ TEST_CASE("batch sizes whose products would overflow are refused", "[config]") {
   CHECK(problems_of(std::string(kMinimal) + "train: {batch_size: 1073741824}\n").empty());
 }
 
+TEST_CASE("values that were once accepted without a word", "[config]") {
+  CHECK_THAT(problems_of(std::string(kMinimal) + "optimizer: {lr: .inf}\n")[0],
+             Catch::Contains("optimizer.lr: expected a finite number") && Catch::Contains("got '.inf'"));
+  CHECK_THAT(problems_of(std::string(kMinimal) + "optimizer: {clip_norm: .nan}\n")[0],
+             Catch::Contains("optimizer.clip_norm: expected a finite number"));
+  // 2^44 + 1 MiB: in bytes it wrapped to 1 MiB.
+  CHECK_THAT(problems_of(std::string(kMinimal) + "memory_limit: 17592186044417\n")[0],
+             Catch::Contains("memory_limit: expected MiB") && Catch::Contains("at most 2^40 MiB"));
+  CHECK_THAT(problems_of(std::string(kMinimal) + "memory_limit: 99999999999999999999GiB\n")[0],
+             Catch::Contains("at most 2^40 MiB"));
+  CHECK(problems_of(std::string(kMinimal) + "memory_limit: 1024GiB\n").empty());
+  const auto named = [](const std::string& name) {
+    std::string text = kMinimal;
+    return text.replace(text.find("name: tiny"), 10, "name: '" + name + "'");
+  };
+  CHECK_THAT(problems_of(named("../../x"))[0], Catch::Contains("experiment.name: expected a directory name without '/'"));
+  CHECK_THAT(problems_of(named(".."))[0], Catch::Contains("experiment.name: expected a directory name"));
+  CHECK(problems_of(named("tiny-2")).empty());
+  CHECK_THAT(problems_of(std::string(kMinimal) + "log: {run_name: a/b}\n")[0],
+             Catch::Contains("log.run_name: expected a directory name"));
+  CHECK(problems_of(std::string(kMinimal) + "log: {run_name: ''}\n").empty());
+}
+
+TEST_CASE("duplicate keys are errors naming both places", "[config]") {
+  const auto problems = problems_of(std::string(kMinimal) + "train:\n  epochs: 1\n  epochs: 2\n");
+  REQUIRE(problems.size() == 1);
+  CHECK_THAT(problems[0], Catch::Contains("duplicate key 'train.epochs' (first at exp.yaml:"));
+  CHECK_THAT(problems_of(std::string(kMinimal) + "train: {epochs: 1}\ntrain: {batch_size: 2}\n")[0],
+             Catch::Contains("duplicate key 'train'"));
+}
+
 TEST_CASE("invalid YAML reports its position", "[config]") {
   const auto problems = problems_of("experiment: {name: x\ndata: [");
   REQUIRE(problems.size() == 1);
