@@ -1,5 +1,6 @@
 #include "config/config_loader.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -45,7 +46,8 @@ void apply_override(YAML::Node& root, const std::string& text, ReadContext& cont
     }
     const bool last = i + 1 == parts.size();
     if (current.IsSequence() && is_index(part)) {
-      const size_t index = std::stoul(part);
+      // Any index past the list's end is refused, however many digits it has.
+      const size_t index = part.size() > 9 ? current.size() : std::stoul(part);
       path += "[" + part + "]";
       if (index >= current.size()) {
         context.problem("--set " + text, "'" + key + "': the list has " + std::to_string(current.size()) +
@@ -105,6 +107,9 @@ ExperimentConfig parse_experiment(const std::string& yaml_text, const std::strin
 }
 
 ExperimentConfig load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw UsageError("the experiment file " + path + " is a directory", "give the .yaml file in it");
   std::ifstream file(path);
   if (!file) throw UsageError("cannot read experiment file " + path, "check the path");
   std::stringstream text;

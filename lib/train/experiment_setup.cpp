@@ -1,13 +1,33 @@
 #include "train/experiment_setup.h"
 
+#include "util/error.h"
 #include "util/logging.h"
 #include "util/stopwatch.h"
 
 namespace trainer {
 
+namespace {
+
+// Every class needs an output: LibTorch would find out only at the first
+// step, as an internal error ("Target 8 is out of bounds").
+void check_outputs_cover_classes(const ExperimentConfig& config, const Model& model, const DataInfo& info) {
+  if (config.loss.name != LossKind::kSparseCategoricalCrossentropy || info.classes <= 0) return;
+  const auto& shape = model.summary.back().output_shape;
+  if (shape.size() == 1 && shape[0] >= info.classes) return;
+  std::string outputs = "(None";
+  for (auto d : shape) outputs += ", " + std::to_string(d);
+  throw ConfigError({"model.layers[" + std::to_string(config.model.layers.size() - 1) + "]: the model outputs " +
+                     outputs + ") but the " + info.name + " data has " + std::to_string(info.classes) +
+                     " classes; sparse_categorical_crossentropy needs one output per class (units: classes)"});
+}
+
+}  // namespace
+
 Model build_seeded_model(const ExperimentConfig& config, const DataInfo& info) {
   torch::manual_seed(static_cast<uint64_t>(config.experiment.seed));
-  return build_model(config.model, info);
+  Model model = build_model(config.model, info);
+  check_outputs_cover_classes(config, model, info);
+  return model;
 }
 
 Experiment prepare_experiment(const ExperimentConfig& config, const torch::Device& device) {

@@ -122,6 +122,15 @@ TEST_CASE("values that were once accepted without a word", "[config]") {
   CHECK(problems_of(std::string(kMinimal) + "log: {run_name: ''}\n").empty());
 }
 
+TEST_CASE("an index of twenty digits or a directory as the file are usage errors", "[config]") {
+  const auto problems = problems_of(kMinimal, {"model.layers.99999999999999999999.units=3"});
+  REQUIRE(problems.size() == 1);
+  CHECK_THAT(problems[0], Catch::StartsWith("--set model.layers.99999999999999999999.units=3") &&
+                              Catch::Contains("index 99999999999999999999 does not exist"));
+  const std::string dir = testing::fresh_dir("config-as-directory");
+  CHECK_THROWS_WITH(load_experiment(dir), Catch::Contains(dir + " is a directory"));
+}
+
 TEST_CASE("duplicate keys are errors naming both places", "[config]") {
   const auto problems = problems_of(std::string(kMinimal) + "train:\n  epochs: 1\n  epochs: 2\n");
   REQUIRE(problems.size() == 1);

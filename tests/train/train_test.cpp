@@ -2,7 +2,9 @@
 
 #include <fstream>
 
+#include "config/config_loader.h"
 #include "test_paths.h"
+#include "train/experiment_setup.h"
 #include "train/checkpoint.h"
 #include "train/loss.h"
 #include "train/metrics.h"
@@ -100,4 +102,24 @@ TEST_CASE("checkpoints restore model, optimizer, counters and the RNG", "[train]
     std::ofstream(dir + "/bad.pt") << "not a checkpoint";
     CHECK_THROWS_WITH(load_checkpoint(dir + "/bad.pt", *restored, nullptr), Catch::Contains("bad.pt"));
   }
+}
+
+TEST_CASE("a last layer with fewer outputs than classes is a config error before training", "[train][config]") {
+  const auto config_with = [](const std::string& last) {
+    return parse_experiment("data: {dataset: synthetic}\nmodel: {layers: [{type: flatten}, " + last + "]}\n",
+                            "classes.yaml");
+  };
+  DataInfo info;
+  info.name = "synthetic";
+  info.input_shape = {4};
+  info.classes = 9;
+  CHECK_THROWS_WITH(build_seeded_model(config_with("{type: dense, units: 8}"), info),
+                    Catch::Contains("model.layers[1]: the model outputs (None, 8) but the synthetic data has 9 "
+                                    "classes") && Catch::Contains("units: classes"));
+  CHECK(build_seeded_model(config_with("{type: dense, units: classes}"), info).summary.back().output_shape ==
+        std::vector<int64_t>{9});
+  // Regression losses compare values, not classes.
+  auto mse = config_with("{type: dense, units: 1}");
+  mse.loss.name = LossKind::kMse;
+  CHECK_NOTHROW(build_seeded_model(mse, info));
 }
