@@ -1,5 +1,7 @@
 #include "train/checkpoint.h"
 
+#include <sstream>
+
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/torch_compat.h"
@@ -17,28 +19,31 @@ int64_t read_int(torch::serialize::InputArchive& archive, const char* key) {
 
 void save_checkpoint(const std::string& path, torch::nn::Module& model, const torch::optim::Optimizer& optimizer,
                      const TrainingState& state) {
-  write_atomic_with(path, [&](const std::string& tmp) {
-    try {
-      torch::serialize::OutputArchive archive;
-      torch::serialize::OutputArchive model_archive;
-      model.save(model_archive);
-      archive.write("model", model_archive);
-      torch::serialize::OutputArchive optimizer_archive;
-      optimizer.save(optimizer_archive);
-      archive.write("optimizer", optimizer_archive);
-      archive.write("format_version", c10::IValue(kFormatVersion));
-      archive.write("epoch", c10::IValue(state.epoch));
-      archive.write("step_in_epoch", c10::IValue(state.step_in_epoch));
-      archive.write("global_step", c10::IValue(state.global_step));
-      archive.write("rng_cpu", compat::generator_state(compat::default_cpu_generator()));
-      if (state.epoch_metric_sums.defined()) archive.write("epoch_metric_sums", state.epoch_metric_sums);
-      if (state.loss_scaler.defined()) archive.write("loss_scaler", state.loss_scaler);
-      if (state.rng_gpu.defined()) archive.write("rng_gpu", state.rng_gpu);
-      archive.save_to(tmp);
-    } catch (const c10::Error& e) {
-      throw IoError("cannot write checkpoint " + tmp + ": " + e.what_without_backtrace());
-    }
-  });
+  // Serialised in memory first: LibTorch's file writer throws again from its
+  // destructor when the disk fills, which ends the process. Our own write
+  // reports a full disk as an IoError and leaves the older checkpoints.
+  std::ostringstream bytes;
+  try {
+    torch::serialize::OutputArchive archive;
+    torch::serialize::OutputArchive model_archive;
+    model.save(model_archive);
+    archive.write("model", model_archive);
+    torch::serialize::OutputArchive optimizer_archive;
+    optimizer.save(optimizer_archive);
+    archive.write("optimizer", optimizer_archive);
+    archive.write("format_version", c10::IValue(kFormatVersion));
+    archive.write("epoch", c10::IValue(state.epoch));
+    archive.write("step_in_epoch", c10::IValue(state.step_in_epoch));
+    archive.write("global_step", c10::IValue(state.global_step));
+    archive.write("rng_cpu", compat::generator_state(compat::default_cpu_generator()));
+    if (state.epoch_metric_sums.defined()) archive.write("epoch_metric_sums", state.epoch_metric_sums);
+    if (state.loss_scaler.defined()) archive.write("loss_scaler", state.loss_scaler);
+    if (state.rng_gpu.defined()) archive.write("rng_gpu", state.rng_gpu);
+    archive.save_to(bytes);
+  } catch (const c10::Error& e) {
+    throw IoError("cannot serialise checkpoint " + path + ": " + e.what_without_backtrace());
+  }
+  write_file_atomic(path, bytes.str());
 }
 
 TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer,

@@ -319,9 +319,8 @@ class TrainingLoop {
   }
 
   void append_metrics(const EpochRecord& record) {
-    std::ofstream out(run_.metrics(), std::ios::app);
-    out << format_metrics_json(record);
-    if (!out) throw IoError("cannot append to " + run_.metrics());
+    append_to_file(run_.metrics(), format_metrics_json(record));
+    throw_if_log_write_failed();
   }
 
   const ExperimentConfig& config_;

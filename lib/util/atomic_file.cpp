@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <regex>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "util/error.h"
@@ -16,6 +18,32 @@ namespace {
 
 std::string temp_name_for(const std::string& path) {
   return path + ".tmp." + std::to_string(getpid());
+}
+
+// "1.2 MiB free on its file system", or "" when it cannot be told.
+std::string free_space_of(const std::string& path) {
+  struct statvfs info {};
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (::statvfs(dir.c_str(), &info) != 0) return {};
+  const double bytes = static_cast<double>(info.f_bavail) * static_cast<double>(info.f_frsize);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f MiB free on its file system", bytes / (1024.0 * 1024.0));
+  return text;
+}
+
+bool write_all(int fd, const std::string& content) {
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = ENOSPC;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
 }
 
 void fsync_path(const std::string& path) {
@@ -46,15 +74,38 @@ void write_atomic_with(const std::string& path,
   fsync_path(std::filesystem::path(path).parent_path().string());
 }
 
+IoError write_failure(const std::string& path, int error) {
+  const std::string space = free_space_of(path);
+  return IoError("cannot write " + path + ": " + std::strerror(error) + (space.empty() ? "" : " (" + space + ")"),
+                 error == ENOSPC || error == EDQUOT
+                     ? "free space there, or set log.dir to another disk; files already complete are intact"
+                     : "check the permissions and the file system of the run directory");
+}
+
 void write_file_atomic(const std::string& path, const std::string& content) {
   write_atomic_with(path, [&](const std::string& tmp) {
-    std::FILE* file = std::fopen(tmp.c_str(), "wb");
-    if (!file) throw IoError("cannot write " + tmp + ": " + std::strerror(errno));
-    const size_t written = std::fwrite(content.data(), 1, content.size(), file);
-    const bool ok = written == content.size() && std::fflush(file) == 0;
-    std::fclose(file);
-    if (!ok) throw IoError("cannot write " + tmp + ": " + std::strerror(errno));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw write_failure(path, errno);
+    // Every step can report a full disk: write, the flush to disk, close.
+    const bool ok = write_all(fd, content) && ::fsync(fd) == 0;
+    const int error = errno;
+    if (::close(fd) != 0 || !ok) throw write_failure(path, ok ? errno : error);
   });
+}
+
+void append_to_file(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw write_failure(path, errno);
+  struct stat before {};
+  const bool sized = ::fstat(fd, &before) == 0;
+  if (!write_all(fd, text)) {
+    const int error = errno;
+    // Cut the partial line off; if even that fails, the error below stands.
+    if (sized && ::ftruncate(fd, before.st_size) != 0) errno = error;
+    ::close(fd);
+    throw write_failure(path, error);
+  }
+  if (::close(fd) != 0) throw write_failure(path, errno);
 }
 
 std::vector<std::string> remove_stale_temp_files(const std::string& dir) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "util/error.h"
+
 namespace trainer {
 
 // Writes `content` to `path` atomically. Throws IoError naming the path.
@@ -15,6 +17,14 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // renames it to `path`. The temporary is removed if `write` throws.
 void write_atomic_with(const std::string& path,
                        const std::function<void(const std::string& tmp_path)>& write);
+
+// Appends `text` to `path` whole or not at all: a failed write (disk full)
+// is cut back to the previous end, so no half line stays. Throws IoError.
+void append_to_file(const std::string& path, const std::string& text);
+
+// The IoError for a failed write of `path` (errno `error`), naming the free
+// space of its file system, with a hint.
+IoError write_failure(const std::string& path, int error);
 
 // Removes from `dir` the temporary files that writers killed mid-write left
 // behind: only names this module makes (NAME.tmp.PID) whose process is gone;

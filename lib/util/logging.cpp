@@ -4,10 +4,13 @@
 #include <spdlog/sinks/stdout_sinks.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <utility>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -26,6 +29,13 @@ std::shared_ptr<spdlog::sinks::basic_file_sink_mt>& file_sink_slot() {
 std::shared_ptr<spdlog::sinks::basic_file_sink_mt>& worklog_slot() {
   static std::shared_ptr<spdlog::sinks::basic_file_sink_mt> sink;
   return sink;
+}
+
+// The first failed write to a log file (spdlog reports it to the logger's
+// error handler, not to the caller), until a run checks for it.
+int& log_failure_slot() {
+  static int error = 0;  // errno of the failure; 0: none
+  return error;
 }
 
 int& rank_slot() {
@@ -79,6 +89,11 @@ void init_logging(spdlog::level::level_enum level) {
   // Every line reaches the files at once: a rank that is killed leaves its
   // last steps in its worklog (a few lines per epoch, so this costs nothing).
   logger->flush_on(spdlog::level::info);
+  // spdlog's message ("Failed writing to file PATH") is not kept: the
+  // IoError of throw_if_log_write_failed says it with the free space.
+  logger->set_error_handler([](const std::string&) {
+    if (log_failure_slot() == 0) log_failure_slot() = errno != 0 ? errno : EIO;
+  });
   logger_slot() = logger;
 }
 
@@ -125,13 +140,20 @@ void log_error_to_files(const std::string& message) {
     }
 }
 
+void throw_if_log_write_failed() {
+  if (log_failure_slot() == 0) return;
+  const int error = std::exchange(log_failure_slot(), 0);
+  const auto& sink = file_sink_slot() ? file_sink_slot() : worklog_slot();
+  throw write_failure(sink ? sink->filename() : std::string("the log file"), error);
+}
+
 void emit_record(const std::string& record) {
   std::fwrite(record.data(), 1, record.size(), stdout);
   std::fflush(stdout);
   if (auto& sink = file_sink_slot()) {
     // Raw text, without the log pattern, so the file parses like stdout.
     sink->flush();
-    std::ofstream(sink->filename(), std::ios::app) << record;
+    append_to_file(sink->filename(), record);
   }
 }
 

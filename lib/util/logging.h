@@ -30,6 +30,10 @@ spdlog::logger& log();
 // catch site).
 void log_error_to_files(const std::string& message);
 
+// An IoError when a message could not be written to a log file (disk full)
+// since the last call; spdlog itself only reports it to its error handler.
+void throw_if_log_write_failed();
+
 // Writes an epoch record to stdout (flushed, for pipes) and to the log file.
 void emit_record(const std::string& record);
 

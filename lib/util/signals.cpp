@@ -36,7 +36,12 @@ void on_signal(int) {
 }
 }  // namespace
 
-void install_interrupt_handlers() { install(on_signal); }
+void install_interrupt_handlers() {
+  install(on_signal);
+  // Past a file-size limit (ulimit -f) a write then fails with EFBIG, which
+  // trainer reports naming the file, instead of the process being killed.
+  std::signal(SIGXFSZ, SIG_IGN);
+}
 void install_signal_counters() { install(count_signal); }
 int received_signal_count() { return g_interrupts; }
 int last_received_signal() { return g_last_signal; }

@@ -162,6 +162,32 @@ TEST_CASE("the largest batch size trains the whole data set in one step", "[e2e]
   CHECK_THAT(result.err, Catch::Contains("global 1073741824; 1 steps per epoch"));
 }
 
+TEST_CASE("a checkpoint that cannot be written is exit code 4, leaving the older ones intact", "[e2e][errors]") {
+  const std::string dir = fresh_dir("e2e-disk-full");
+  const std::string experiment = synthetic_experiment(dir);
+  // About 21k parameters and two NAdam moments: a checkpoint of ~260 KB.
+  const std::vector<std::string> big{"--set", "model.layers.0.units=1024", "--set", "train.epochs=1"};
+  std::vector<std::string> first{"run", experiment};
+  first.insert(first.end(), big.begin(), big.end());
+  REQUIRE(run_trainer(first, dir).exit_code == 0);
+  const std::string run = dir + "/runs/e2e/full";
+  // Resumed under a 50-100 KB file-size limit (sh counts 512- or 1024-byte
+  // blocks): the log and metrics fit, the next checkpoint does not.
+  std::string command = "ulimit -f 100; exec " + binary_path() + " run " + experiment + " --resume " + run;
+  for (const auto& arg : {"model.layers.0.units=1024", "train.epochs=2"}) command += std::string(" --set ") + arg;
+  const auto result = wait_trainer(spawn_process({"/bin/sh", "-c", command}, dir), dir);
+  INFO(result.err);
+  CHECK(result.exit_code == 4);
+  CHECK_THAT(result.err, Catch::Contains("cannot write " + run + "/checkpoints/epoch-0002.pt") &&
+                             Catch::Contains("File too large") && Catch::Contains("free on its file system"));
+  for (const auto& entry : fs::directory_iterator(run + "/checkpoints"))
+    CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+  CHECK_FALSE(fs::exists(run + "/checkpoints/epoch-0002.pt"));
+  std::vector<std::string> eval{"eval", experiment, "--checkpoint", run + "/checkpoints/epoch-0001.pt"};
+  eval.insert(eval.end(), big.begin(), big.end());
+  CHECK(run_trainer(eval, dir).exit_code == 0);
+}
+
 TEST_CASE("help, version, config and summary", "[e2e]") {
   const std::string dir = fresh_dir("e2e-misc");
   const auto help = run_trainer({"--help"}, dir);

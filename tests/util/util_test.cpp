@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,4 +76,17 @@ TEST_CASE("stale temporary files of dead writers are removed, nothing else", "[u
   CHECK(fs::exists(other));
   CHECK(fs::exists(checkpoint));
   CHECK(remove_stale_temp_files(dir + "/missing").empty());
+}
+
+TEST_CASE("a failed append names the file and the free space, and leaves no half line", "[util]") {
+  CHECK_THROWS_WITH(append_to_file("/dev/full", "{\"epoch\": 1}\n"),
+                    Catch::Contains("cannot write /dev/full: No space left on device") &&
+                        Catch::Contains("free on its file system"));
+  const std::string dir = testing::fresh_dir("append");
+  append_to_file(dir + "/metrics.jsonl", "one\n");
+  append_to_file(dir + "/metrics.jsonl", "two\n");
+  std::ifstream in(dir + "/metrics.jsonl");
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str() == "one\ntwo\n");
 }
