@@ -39,6 +39,7 @@ void save_checkpoint(const std::string& path, torch::nn::Module& model, const to
     if (state.epoch_metric_sums.defined()) archive.write("epoch_metric_sums", state.epoch_metric_sums);
     if (state.loss_scaler.defined()) archive.write("loss_scaler", state.loss_scaler);
     if (state.rng_gpu.defined()) archive.write("rng_gpu", state.rng_gpu);
+    if (!state.optimizer.empty()) archive.write("optimizer_name", c10::IValue(state.optimizer));
     archive.save_to(bytes);
   } catch (const c10::Error& e) {
     throw IoError("cannot serialise checkpoint " + path + ": " + e.what_without_backtrace());
@@ -47,7 +48,7 @@ void save_checkpoint(const std::string& path, torch::nn::Module& model, const to
 }
 
 TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer,
-                              const torch::Device& device) {
+                              const torch::Device& device, const std::string& optimizer_name) {
   TrainingState state;
   try {
     torch::serialize::InputArchive archive;
@@ -72,6 +73,16 @@ TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model,
                           " in the checkpoint but " + c10::str(c10::IntArrayRef(shape)) + " in this experiment's model",
                       "the checkpoint belongs to a different model; resume with the experiment file that wrote it");
     }
+    // Another optimizer's state would fail inside LibTorch as an internal
+    // assertion; checkpoints from before the name was stored are not checked.
+    c10::IValue saved_name;
+    if (archive.try_read("optimizer_name", saved_name) && saved_name.isString())
+      state.optimizer = saved_name.toStringRef();
+    if (optimizer && !optimizer_name.empty() && !state.optimizer.empty() && state.optimizer != optimizer_name)
+      throw UsageError(path + " was trained with optimizer " + state.optimizer + ", but the experiment says " +
+                           optimizer_name,
+                       "resume with optimizer.name: " + state.optimizer + " (--set optimizer.name=" + state.optimizer +
+                           "), or start a new run");
     if (optimizer) {
       torch::serialize::InputArchive optimizer_archive;
       archive.read("optimizer", optimizer_archive);

@@ -16,6 +16,7 @@ struct TrainingState {
   torch::Tensor epoch_metric_sums;  // MetricAccumulator::state() when step_in_epoch > 0
   torch::Tensor loss_scaler;        // LossScaler::state() of runs that scale their loss
   torch::Tensor rng_gpu;            // the training GPU's generator state (GPU runs)
+  std::string optimizer;            // "adam": its state loads only into the same kind
 };
 
 // Written under a temporary name, then renamed: an existing checkpoint is
@@ -23,10 +24,12 @@ struct TrainingState {
 void save_checkpoint(const std::string& path, torch::nn::Module& model, const torch::optim::Optimizer& optimizer,
                      const TrainingState& state);
 
-// Restores into `model` and, when given, `optimizer`, their tensors placed on
+// Restores into `model` and, when given, `optimizer` (of kind
+// `optimizer_name`, compared with the checkpoint's), their tensors placed on
 // `device` (a checkpoint written on a GPU loads on a CPU and vice versa).
-// Throws IoError when the file cannot be read or does not fit the model.
+// Throws IoError when the file cannot be read or does not fit the model,
+// UsageError when the optimizer differs.
 TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer,
-                              const torch::Device& device = torch::kCPU);
+                              const torch::Device& device = torch::kCPU, const std::string& optimizer_name = {});
 
 }  // namespace trainer

@@ -115,7 +115,8 @@ class TrainingLoop {
     saved_text << saved.rdbuf();
     if (saved && saved_text.str() != to_yaml(config_))
       log().warn("the config differs from the run's {}; continuing with the one given", run_.config());
-    state_ = load_checkpoint(point.checkpoint, *experiment_.model.net, optimizer_.get(), device_);
+    state_ = load_checkpoint(point.checkpoint, *experiment_.model.net, optimizer_.get(), device_,
+                             to_string(config_.optimizer.name));
     if (LossScaler* scaler = precision_.scaler(); scaler && state_.loss_scaler.defined())
       scaler->load_state(state_.loss_scaler);
     if (device_.is_cuda() && state_.rng_gpu.defined()) set_gpu_rng_state(device_.index(), state_.rng_gpu);
@@ -297,6 +298,7 @@ class TrainingLoop {
     cluster_.set_phase(Phase::kCheckpoint, epochs_done, step_in_epoch);
     Stopwatch clock;
     TrainingState state = state_;
+    state.optimizer = to_string(config_.optimizer.name);
     if (const LossScaler* scaler = precision_.scaler()) state.loss_scaler = scaler->state();
     if (device_.is_cuda()) state.rng_gpu = gpu_rng_state(device_.index());
     state.epoch = epochs_done;

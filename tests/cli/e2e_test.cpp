@@ -74,6 +74,11 @@ TEST_CASE("resuming reproduces the uninterrupted run", "[e2e][resume]") {
 
   const auto part = run_trainer({"run", experiment, "--set", "train.epochs=2", "--set", "log.run_name=part"}, dir);
   REQUIRE(part.exit_code == 0);
+  // The NAdam state cannot go into another optimizer: said up front.
+  const auto other = run_trainer({"run", experiment, "--resume", dir + "/runs/e2e/part", "--set", "optimizer.name=sgd"},
+                                 dir);
+  CHECK(other.exit_code == 2);
+  CHECK_THAT(other.err, Catch::Contains("trained with optimizer nadam, but the experiment says sgd"));
   // What a kill -9 during a checkpoint leaves: the resume removes it.
   const std::string debris = dir + "/runs/e2e/part/checkpoints/epoch-0003.pt.tmp.999999999";
   std::ofstream(debris) << "half a checkpoint";

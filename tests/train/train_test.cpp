@@ -82,6 +82,7 @@ TEST_CASE("checkpoints restore model, optimizer, counters and the RNG", "[train]
   TrainingState state;
   state.epoch = 3;
   state.global_step = 99;
+  state.optimizer = "adam";
   torch::manual_seed(5);
   save_checkpoint(dir + "/c.pt", *model, *optimizer, state);
   const auto next_random = torch::rand({3});
@@ -97,6 +98,14 @@ TEST_CASE("checkpoints restore model, optimizer, counters and the RNG", "[train]
   SECTION("a checkpoint of another model is an I/O error with a hint") {
     torch::nn::Linear other(5, 2);
     CHECK_THROWS_AS(load_checkpoint(dir + "/c.pt", *other, nullptr), IoError);
+  }
+  SECTION("another optimizer's state is a usage error naming both") {
+    OptimizerConfig sgd = config;
+    sgd.name = OptimizerKind::kSgd;
+    auto other_optimizer = make_optimizer(sgd, restored->parameters());
+    CHECK_THROWS_WITH(load_checkpoint(dir + "/c.pt", *restored, other_optimizer.get(), torch::kCPU, "sgd"),
+                      Catch::Contains("trained with optimizer adam, but the experiment says sgd"));
+    CHECK(load_checkpoint(dir + "/c.pt", *restored, nullptr, torch::kCPU, "sgd").optimizer == "adam");
   }
   SECTION("a corrupt file is an I/O error") {
     std::ofstream(dir + "/bad.pt") << "not a checkpoint";
