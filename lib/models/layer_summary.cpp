@@ -13,12 +13,6 @@ std::string with_commas(int64_t value) {
   return digits;
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string text = "(None";
-  for (auto d : shape) text += ", " + std::to_string(d);
-  return text + ")";
-}
-
 std::string row(const std::string& a, const std::string& b, const std::string& c) {
   char line[160];
   std::snprintf(line, sizeof line, "%-28s %-26s %12s\n", a.c_str(), b.c_str(), c.c_str());
@@ -26,6 +20,12 @@ std::string row(const std::string& a, const std::string& b, const std::string& c
 }
 
 }  // namespace
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string text = "(None";
+  for (auto d : shape) text += ", " + std::to_string(d);
+  return text + ")";
+}
 
 std::string format_summary(const std::string& model_name, const std::vector<LayerSummary>& layers) {
   const std::string rule(68, '_');

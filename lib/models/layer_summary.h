@@ -13,6 +13,9 @@ struct LayerSummary {
   int64_t trainable = 0;
 };
 
+// "(None, 32, 8)": a shape without its batch dimension, as Keras prints it.
+std::string shape_text(const std::vector<int64_t>& shape);
+
 // Layer, output shape, parameter count; then totals, like model.summary().
 std::string format_summary(const std::string& model_name, const std::vector<LayerSummary>& layers);
 

@@ -17,12 +17,6 @@ std::vector<int64_t> shape_of(const torch::Tensor& probe) {
   return sizes;
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string text = "(None";
-  for (auto d : shape) text += ", " + std::to_string(d);
-  return text + ")";
-}
-
 // `dims` broadcast to `rank` entries; `fallback` when empty.
 std::vector<int64_t> expand(const Dims& dims, size_t rank, const Dims& fallback) {
   const Dims& source = dims.empty() ? fallback : dims;

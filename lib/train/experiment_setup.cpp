@@ -14,10 +14,8 @@ void check_outputs_cover_classes(const ExperimentConfig& config, const Model& mo
   if (config.loss.name != LossKind::kSparseCategoricalCrossentropy || info.classes <= 0) return;
   const auto& shape = model.summary.back().output_shape;
   if (shape.size() == 1 && shape[0] >= info.classes) return;
-  std::string outputs = "(None";
-  for (auto d : shape) outputs += ", " + std::to_string(d);
   throw ConfigError({"model.layers[" + std::to_string(config.model.layers.size() - 1) + "]: the model outputs " +
-                     outputs + ") but the " + info.name + " data has " + std::to_string(info.classes) +
+                     shape_text(shape) + " but the " + info.name + " data has " + std::to_string(info.classes) +
                      " classes; sparse_categorical_crossentropy needs one output per class (units: classes)"});
 }
 
