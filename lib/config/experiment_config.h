@@ -196,6 +196,7 @@ struct TrainConfig {
   int64_t validate_every = 1;
   int64_t checkpoint_every = 1;
   int64_t keep_checkpoints = 3;
+  int64_t check_finite_every = 10;
 
   template <class V> void visit_fields(V& v) {
     v("epochs", epochs, "Epochs to train.", at_least(1));
@@ -210,6 +211,9 @@ struct TrainConfig {
     v("checkpoint_every", checkpoint_every, "Save a checkpoint every N epochs (and after the last).",
       at_least(1));
     v("keep_checkpoints", keep_checkpoints, "Keep the newest N checkpoints.", at_least(1));
+    v("check_finite_every", check_finite_every,
+      "Check the training loss for NaN or infinity every N steps (a host sync each time on a GPU); a diverged "
+      "run stops within N steps and saves no checkpoint.", at_least(1));
   }
 };
 

@@ -1,16 +1,15 @@
 #include "data/download.h"
 
 #include <curl/curl.h>
-#include <openssl/evp.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/sha256.h"
 
 namespace trainer {
 namespace {
@@ -24,18 +23,11 @@ size_t write_to_file(char* data, size_t size, size_t count, void* file) {
 std::string sha256_of_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError("cannot read " + path + " to check its SHA-256");
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr);
+  Sha256 digest;
   char buffer[1 << 16];
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
-    EVP_DigestUpdate(context.get(), buffer, static_cast<size_t>(in.gcount()));
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(context.get(), digest, &length);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) out += {hex[digest[i] >> 4], hex[digest[i] & 15]};
-  return out;
+    digest.update(std::string_view(buffer, static_cast<size_t>(in.gcount())));
+  return digest.hex();
 }
 
 void download_verified(const DownloadRequest& request) {

@@ -2,8 +2,10 @@
 
 #include <sstream>
 
+#include "data/file_bytes.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/logging.h"
 #include "util/torch_compat.h"
 
 namespace trainer {
@@ -19,6 +21,7 @@ int64_t read_int(torch::serialize::InputArchive& archive, const char* key) {
 
 void save_checkpoint(const std::string& path, torch::nn::Module& model, const torch::optim::Optimizer& optimizer,
                      const TrainingState& state) {
+  require_finite_weights(model, path);
   // Serialised in memory first: LibTorch's file writer throws again from its
   // destructor when the disk fills, which ends the process. Our own write
   // reports a full disk as an IoError and leaves the older checkpoints.
@@ -44,15 +47,53 @@ void save_checkpoint(const std::string& path, torch::nn::Module& model, const to
   } catch (const c10::Error& e) {
     throw IoError("cannot serialise checkpoint " + path + ": " + e.what_without_backtrace());
   }
-  write_file_atomic(path, bytes.str());
+  write_file_atomic(path, seal_checkpoint(bytes.str(), path));
+}
+
+void require_finite_weights(torch::nn::Module& model, const std::string& path) {
+  const auto bad = non_finite_tensors(model);
+  if (bad.empty()) return;
+  throw DivergedError("not saving checkpoint " + path + ": the weights are not finite (" + bad.front() +
+                          (bad.size() > 1 ? " and " + std::to_string(bad.size() - 1) + " more" : std::string()) +
+                          " hold NaN or infinity)",
+                      "the training diverged: lower optimizer.lr, or set optimizer.clip_norm; the older checkpoints "
+                      "are kept");
+}
+
+std::vector<std::string> non_finite_tensors(torch::nn::Module& model) {
+  std::vector<std::string> names;
+  std::vector<torch::Tensor> finite;
+  for (const auto& item : model.named_parameters()) {
+    names.push_back(item.key());
+    finite.push_back(torch::isfinite(item.value().detach()).all());
+  }
+  for (const auto& item : model.named_buffers()) {
+    if (!item.value().is_floating_point()) continue;
+    names.push_back(item.key());
+    finite.push_back(torch::isfinite(item.value()).all());
+  }
+  std::vector<std::string> bad;
+  if (finite.empty()) return bad;
+  const torch::Tensor flags = torch::stack(finite).cpu();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!flags[static_cast<int64_t>(i)].item<bool>()) bad.push_back(names[i]);
+  return bad;
 }
 
 TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer,
                               const torch::Device& device, const std::string& optimizer_name) {
   TrainingState state;
+  std::string bytes;
+  try {
+    bytes = read_file_bytes(path);
+  } catch (const DataError& e) {
+    throw IoError(e.what());
+  }
+  if (verify_checkpoint(bytes, path) == Seal::kAbsent)
+    log().warn("{} has no SHA-256 seal (written before checkpoints were sealed); its CRC-32s match", path);
   try {
     torch::serialize::InputArchive archive;
-    archive.load_from(path, device);
+    archive.load_from(bytes.data(), bytes.size(), device);
     if (read_int(archive, "format_version") != kFormatVersion)
       throw IoError(path + ": checkpoint format version is not " + std::to_string(kFormatVersion));
     torch::serialize::InputArchive model_archive;
@@ -73,6 +114,10 @@ TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model,
                           " in the checkpoint but " + c10::str(c10::IntArrayRef(shape)) + " in this experiment's model",
                       "the checkpoint belongs to a different model; resume with the experiment file that wrote it");
     }
+    if (const auto bad = non_finite_tensors(model); !bad.empty())
+      throw UnusableCheckpoint("checkpoint " + path + " holds non-finite weights (" + bad.front() +
+                                   " is NaN or infinite): the training had diverged when it was saved",
+                               "resume from an older checkpoint of the run");
     // Another optimizer's state would fail inside LibTorch as an internal
     // assertion; checkpoints from before the name was stored are not checked.
     c10::IValue saved_name;

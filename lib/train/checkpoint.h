@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "train/checkpoint_seal.h"
+
 namespace trainer {
 
 struct TrainingState {
@@ -20,15 +22,26 @@ struct TrainingState {
 };
 
 // Written under a temporary name, then renamed: an existing checkpoint is
-// never replaced by a partial one. Throws IoError.
+// never replaced by a partial one; sealed with its SHA-256 (checkpoint_seal.h).
+// Weights that are NaN or infinite are never saved: throws DivergedError
+// (and IoError when the file cannot be written).
 void save_checkpoint(const std::string& path, torch::nn::Module& model, const torch::optim::Optimizer& optimizer,
                      const TrainingState& state);
 
 // Restores into `model` and, when given, `optimizer` (of kind
 // `optimizer_name`, compared with the checkpoint's), their tensors placed on
 // `device` (a checkpoint written on a GPU loads on a CPU and vice versa).
-// Throws IoError when the file cannot be read or does not fit the model,
-// UsageError when the optimizer differs.
+// Throws UnusableCheckpoint when the file is damaged (seal or CRC-32) or
+// holds non-finite weights; IoError when it cannot be read or does not fit
+// the model; UsageError when the optimizer differs.
+// The names of the parameters and buffers of `model` that hold NaN or an
+// infinity (one host sync for all of them).
+std::vector<std::string> non_finite_tensors(torch::nn::Module& model);
+
+// Throws DivergedError naming `path` (the checkpoint not saved) when
+// `model` has non-finite weights.
+void require_finite_weights(torch::nn::Module& model, const std::string& path);
+
 TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer,
                               const torch::Device& device = torch::kCPU, const std::string& optimizer_name = {});
 

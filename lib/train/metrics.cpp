@@ -67,6 +67,10 @@ double MetricAccumulator::running_loss() const {
   return samples_ > 0 ? sums_[0].item<double>() / static_cast<double>(samples_) : 0.0;
 }
 
+torch::Tensor MetricAccumulator::loss_non_finite() const {
+  return torch::isfinite(sums_.slice(0, 0, 1)).logical_not().to(torch::kFloat64);
+}
+
 torch::Tensor MetricAccumulator::state() const {
   return torch::cat({sums_.cpu(), torch::tensor({static_cast<double>(samples_)}, torch::kFloat64)});
 }

@@ -26,6 +26,10 @@ class MetricAccumulator {
   // Running mean loss (one host sync): for the progress bar.
   double running_loss() const;
 
+  // Whether the loss summed so far is NaN or infinite, as a 0/1 float64
+  // tensor of one element on the device (no host sync).
+  torch::Tensor loss_non_finite() const;
+
   // The sums as one tensor, for checkpoints taken mid-epoch.
   torch::Tensor state() const;
   void load_state(const torch::Tensor& state);

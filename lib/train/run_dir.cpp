@@ -63,14 +63,15 @@ ResumePoint find_resume_point(const std::string& target) {
   std::error_code error;
   if (fs::is_regular_file(target, error)) {
     const fs::path file = fs::absolute(target);
-    return {RunDir{file.parent_path().parent_path().string()}, file.string()};
+    return {RunDir{file.parent_path().parent_path().string()}, {file.string()}, true};
   }
   if (fs::is_directory(target, error)) {
     RunDir run{fs::absolute(target).string()};
-    const auto files = list_checkpoints(run);
+    auto files = list_checkpoints(run);
     if (files.empty())
       throw UsageError("--resume " + target + ": the run directory has no checkpoints in " + run.checkpoints());
-    return {run, files.back()};
+    std::reverse(files.begin(), files.end());
+    return {run, files, false};
   }
   throw UsageError("--resume " + target + ": no such run directory or checkpoint file");
 }

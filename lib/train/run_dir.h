@@ -29,11 +29,14 @@ void prune_checkpoints(const RunDir& run, int64_t keep);
 
 struct ResumePoint {
   RunDir run;
-  std::string checkpoint;
+  // Newest first: a resumed run takes the first that loads. Only the one
+  // named when `--resume` names a file.
+  std::vector<std::string> checkpoints;
+  bool named_file = false;
 };
 
-// `--resume` takes a run directory (its newest checkpoint) or a checkpoint
-// file. Throws UsageError when neither is found.
+// `--resume` takes a run directory (its checkpoints) or a checkpoint file.
+// Throws UsageError when neither is found.
 ResumePoint find_resume_point(const std::string& run_dir_or_checkpoint);
 
 // The run directory of a `trainer run`, decided once, by the process that

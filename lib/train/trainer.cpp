@@ -115,8 +115,7 @@ class TrainingLoop {
     saved_text << saved.rdbuf();
     if (saved && saved_text.str() != to_yaml(config_))
       log().warn("the config differs from the run's {}; continuing with the one given", run_.config());
-    state_ = load_checkpoint(point.checkpoint, *experiment_.model.net, optimizer_.get(), device_,
-                             to_string(config_.optimizer.name));
+    const std::string checkpoint = load_newest_usable(point);
     if (LossScaler* scaler = precision_.scaler(); scaler && state_.loss_scaler.defined())
       scaler->load_state(state_.loss_scaler);
     if (device_.is_cuda() && state_.rng_gpu.defined()) set_gpu_rng_state(device_.index(), state_.rng_gpu);
@@ -127,8 +126,27 @@ class TrainingLoop {
       truncate_metrics(run_, state_.epoch);
       remove_debris();
     }
-    log().info("resumed from {} (epoch {} done, step {} of the next)", point.checkpoint, state_.epoch,
+    log().info("resumed from {} (epoch {} done, step {} of the next)", checkpoint, state_.epoch,
                state_.step_in_epoch);
+  }
+
+  // The newest checkpoint that verifies and holds finite weights; the ones
+  // skipped are named with the reason. Returns its path.
+  std::string load_newest_usable(const ResumePoint& point) {
+    std::string reasons;
+    for (const std::string& candidate : point.checkpoints) {
+      try {
+        state_ = load_checkpoint(candidate, *experiment_.model.net, optimizer_.get(), device_,
+                                 to_string(config_.optimizer.name));
+        return candidate;
+      } catch (const UnusableCheckpoint& e) {
+        if (point.named_file) throw;
+        log().warn("skipping {}", e.what());
+        reasons += std::string("\n  ") + e.what();
+      }
+    }
+    throw IoError("no usable checkpoint in " + run_.checkpoints() + ":" + reasons,
+                  "every checkpoint of the run is damaged or diverged; start a new run");
   }
 
   // What killed writers of this run left (kill -9 during a checkpoint).
@@ -181,8 +199,7 @@ class TrainingLoop {
     if (!std::isfinite(record.train[0].value))
       throw DivergedError("the training loss became " + format_float9(record.train[0].value) + " in epoch " +
                               std::to_string(epoch),
-                          "lower optimizer.lr, or set optimizer.clip_norm; the last good checkpoint is in " +
-                              run_.checkpoints());
+                          diverged_hint());
     const bool last = epoch == config_.train.epochs;
     if (last || epoch % config_.train.validate_every == 0) {
       cluster_.set_phase(Phase::kValidation, epoch, record.steps);
@@ -277,10 +294,29 @@ class TrainingLoop {
       ++state_.global_step;
       record.steps = step;
       progress_.update(step, meters_.samples(), [&] { return meters_.running_loss(); });
+      if (step % config_.train.check_finite_every == 0) stop_if_diverged(epoch, step);
       if (stop) stop_for_interrupt(epoch, step);
     }
     progress_.finish();
     return loader.wait_seconds();
+  }
+
+  // A diverged run stops within `check_finite_every` steps instead of
+  // training on NaN to the epoch's end, and saves nothing. Every rank checks
+  // after the same step and learns whether any rank's loss diverged.
+  void stop_if_diverged(int64_t epoch, int64_t step) {
+    torch::Tensor non_finite = meters_.loss_non_finite();
+    if (cluster_.distributed()) cluster_.communicator().all_reduce(non_finite, ReduceOp::kMax);
+    if (non_finite.item<double>() == 0) return;
+    progress_.finish();
+    throw DivergedError("the training loss became NaN or infinite in epoch " + std::to_string(epoch) + " by step " +
+                            std::to_string(step) + " (checked every " +
+                            std::to_string(config_.train.check_finite_every) + " steps); no checkpoint saved",
+                        diverged_hint());
+  }
+
+  std::string diverged_hint() const {
+    return "lower optimizer.lr, or set optimizer.clip_norm; the last good checkpoint is in " + run_.checkpoints();
   }
 
   [[noreturn]] void stop_for_interrupt(int64_t epoch, int64_t step) {
@@ -309,6 +345,8 @@ class TrainingLoop {
       state.epoch_metric_sums = global.state();
     }
     const std::string path = run_.checkpoint_for(step_in_epoch > 0 ? epochs_done + 1 : epochs_done, step_in_epoch);
+    // Every rank holds the same weights, so every rank refuses together.
+    require_finite_weights(*experiment_.model.net, path);
     cluster_.communicator().barrier();
     if (cluster_.is_root()) {
       save_checkpoint(path, *experiment_.model.net, *optimizer_, state);

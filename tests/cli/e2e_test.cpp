@@ -151,10 +151,14 @@ TEST_CASE("failures exit with their documented codes and write nothing", "[e2e][
     CHECK(result.exit_code == 3);
     CHECK_THAT(result.err, Catch::Contains(dir + "/no-mnist/train-images-idx3-ubyte"));
   }
-  SECTION("divergence: 7") {
-    const auto result = run_trainer({"run", experiment, "--set", "optimizer.name=sgd", "--set", "optimizer.lr=1e30"}, dir);
+  SECTION("divergence: 7 within check_finite_every steps, no checkpoint saved") {
+    const auto result = run_trainer({"run", experiment, "--set", "optimizer.name=sgd", "--set", "optimizer.lr=1e30",
+                                     "--set", "train.check_finite_every=3"}, dir);
     CHECK(result.exit_code == 7);
-    CHECK_THAT(result.err, Catch::Contains("loss became"));
+    CHECK_THAT(result.err, Catch::Contains("loss became NaN or infinite in epoch 1 by step 3 (checked every 3 "
+                                           "steps); no checkpoint saved"));
+    CHECK(parse_records(result.out).empty());
+    CHECK(fs::is_empty(dir + "/runs/e2e/full/checkpoints"));
   }
 }
 
@@ -191,6 +195,51 @@ TEST_CASE("a checkpoint that cannot be written is exit code 4, leaving the older
   std::vector<std::string> eval{"eval", experiment, "--checkpoint", run + "/checkpoints/epoch-0001.pt"};
   eval.insert(eval.end(), big.begin(), big.end());
   CHECK(run_trainer(eval, dir).exit_code == 0);
+}
+
+TEST_CASE("resuming skips a damaged checkpoint for the newest good one, saying why", "[e2e][resume][errors]") {
+  const std::string dir = fresh_dir("e2e-damaged");
+  const std::string experiment = synthetic_experiment(dir);
+  // ~260 KB checkpoints: a 4 KiB hole lands inside a tensor.
+  const std::vector<std::string> big{"--set", "model.layers.0.units=1024"};
+  const auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), big.begin(), big.end());
+    return args;
+  };
+  const auto full = run_trainer(with({"run", experiment}), dir);
+  REQUIRE(full.exit_code == 0);
+  const auto expected = parse_records(full.out);
+  REQUIRE(run_trainer(with({"run", experiment, "--set", "train.epochs=2", "--set", "log.run_name=part"}), dir)
+              .exit_code == 0);
+  const std::string checkpoints = dir + "/runs/e2e/part/checkpoints/";
+  {
+    std::fstream file(checkpoints + "epoch-0002.pt", std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(fs::file_size(checkpoints + "epoch-0002.pt") / 2));
+    file << std::string(4096, '\0');
+  }
+  SECTION("named, it is refused: exit 4") {
+    const auto named = run_trainer(with({"run", experiment, "--resume", checkpoints + "epoch-0002.pt"}), dir);
+    CHECK(named.exit_code == 4);
+    CHECK_THAT(named.err, Catch::Contains(checkpoints + "epoch-0002.pt is damaged"));
+  }
+  SECTION("the run directory: the older checkpoint resumes, and the run ends as the uninterrupted one") {
+    const auto rest = run_trainer(with({"run", experiment, "--resume", dir + "/runs/e2e/part"}), dir);
+    INFO(rest.err);
+    REQUIRE(rest.exit_code == 0);
+    CHECK_THAT(rest.err, Catch::Contains("skipping checkpoint " + checkpoints + "epoch-0002.pt is damaged: its "
+                                         "SHA-256 is not the one it was sealed with"));
+    CHECK_THAT(rest.err, Catch::Contains("resumed from " + checkpoints + "epoch-0001.pt"));
+    const auto resumed = parse_records(rest.out);
+    REQUIRE(resumed.size() == 3);
+    CHECK(resumed[0].number == 2);
+    CHECK(resumed[2].values == expected[3].values);
+  }
+  SECTION("no good checkpoint left: exit 4 listing each") {
+    std::filesystem::remove(checkpoints + "epoch-0001.pt");
+    const auto none = run_trainer(with({"run", experiment, "--resume", dir + "/runs/e2e/part"}), dir);
+    CHECK(none.exit_code == 4);
+    CHECK_THAT(none.err, Catch::Contains("no usable checkpoint in " + checkpoints.substr(0, checkpoints.size() - 1)));
+  }
 }
 
 TEST_CASE("help, version, config and summary", "[e2e]") {

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <zlib.h>
 
 #include <fstream>
 #include <sstream>
@@ -140,4 +141,68 @@ TEST_CASE("npy shapes that overflow or exceed the data are data errors", "[data]
   CHECK_THROWS_WITH(npy_to_int64(big, "big.npy"), Catch::Contains("holds 16 bytes") && Catch::Contains("truncated"));
   const NpyArray two = parse_npy(npy_with_shape("2,", std::string(16, '\1')), "two.npy");
   CHECK(npy_to_int64(two, "two.npy").size() == 2);
+}
+
+namespace {
+
+void put_le(std::string& out, uint64_t value, int width) {
+  for (int i = 0; i < width; ++i) out += static_cast<char>((value >> (8 * i)) & 0xff);
+}
+
+// A one-member zip archive whose member declares `declared` uncompressed
+// bytes: the directory says what the attacker wants, the data is `deflated`.
+std::string zip_declaring(const std::string& deflated, uint32_t crc, uint32_t declared) {
+  const std::string name = "x.npy";
+  std::string zip;
+  put_le(zip, 0x04034b50, 4);
+  put_le(zip, 20, 2), put_le(zip, 0, 2), put_le(zip, 8, 2), put_le(zip, 0, 4);
+  put_le(zip, crc, 4), put_le(zip, deflated.size(), 4), put_le(zip, declared, 4);
+  put_le(zip, name.size(), 2), put_le(zip, 0, 2);
+  zip += name + deflated;
+  const size_t directory = zip.size();
+  put_le(zip, 0x02014b50, 4);
+  put_le(zip, 20, 2), put_le(zip, 20, 2), put_le(zip, 0, 2), put_le(zip, 8, 2), put_le(zip, 0, 4);
+  put_le(zip, crc, 4), put_le(zip, deflated.size(), 4), put_le(zip, declared, 4);
+  put_le(zip, name.size(), 2), put_le(zip, 0, 2), put_le(zip, 0, 2), put_le(zip, 0, 2), put_le(zip, 0, 2);
+  put_le(zip, 0, 4), put_le(zip, 0, 4);
+  zip += name;
+  const size_t directory_size = zip.size() - directory;
+  put_le(zip, 0x06054b50, 4);
+  put_le(zip, 0, 2), put_le(zip, 0, 2), put_le(zip, 1, 2), put_le(zip, 1, 2);
+  put_le(zip, directory_size, 4), put_le(zip, directory, 4), put_le(zip, 0, 2);
+  return zip;
+}
+
+std::string raw_deflate(const std::string& data) {
+  z_stream stream{};
+  deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&stream, data.size()), '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  stream.avail_in = static_cast<uInt>(data.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("zip members are believed only as far as their bytes go", "[data][npz]") {
+  const std::string content(100000, 'a');
+  const std::string deflated = raw_deflate(content);
+  const uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(content.data()), 100000));
+  CHECK(read_zip_members(zip_declaring(deflated, crc, 100000), "ok.npz").at("x.npy") == content);
+  // An 800-byte archive declaring 4 GB: refused before anything is allocated.
+  CHECK_THROWS_WITH(read_zip_members(zip_declaring(deflated, crc, 0xF0000000u), "bomb.npz"),
+                    Catch::Contains("bomb.npz") && Catch::Contains("declares 4026531840 bytes, more than its"));
+  // Within deflate's reach but not what the data inflates to.
+  CHECK_THROWS_WITH(read_zip_members(zip_declaring(deflated, crc, 110000), "short.npz"),
+                    Catch::Contains("does not inflate to its recorded size of 110000 bytes"));
+  CHECK_THROWS_WITH(read_zip_members(zip_declaring(deflated, crc, 99999), "long.npz"),
+                    Catch::Contains("does not inflate to its recorded size of 99999 bytes"));
+  const std::string archive = zip_declaring(deflated, crc, 100000);
+  const ZipDirectory directory = read_zip_directory(archive, "ok.npz");
+  CHECK(zip_member_crc32(archive, directory.members.at(0), "ok.npz") == crc);
 }

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
+#include <limits>
+#include <sstream>
 
 #include "config/config_loader.h"
 #include "test_paths.h"
@@ -10,6 +13,7 @@
 #include "train/metrics.h"
 #include "train/optimizer_factory.h"
 #include "util/error.h"
+#include "util/torch_compat.h"
 
 using namespace trainer;
 
@@ -111,6 +115,99 @@ TEST_CASE("checkpoints restore model, optimizer, counters and the RNG", "[train]
     std::ofstream(dir + "/bad.pt") << "not a checkpoint";
     CHECK_THROWS_WITH(load_checkpoint(dir + "/bad.pt", *restored, nullptr), Catch::Contains("bad.pt"));
   }
+}
+
+namespace {
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// What a trainer before the seals (and before the finite check) wrote: the
+// same archive, saved by LibTorch directly.
+void save_unsealed(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer) {
+  torch::serialize::OutputArchive archive, model_archive, optimizer_archive;
+  model.save(model_archive);
+  archive.write("model", model_archive);
+  optimizer.save(optimizer_archive);
+  archive.write("optimizer", optimizer_archive);
+  archive.write("format_version", c10::IValue(int64_t{1}));
+  for (const char* key : {"epoch", "global_step"}) archive.write(key, c10::IValue(int64_t{1}));
+  archive.write("step_in_epoch", c10::IValue(int64_t{0}));
+  archive.write("rng_cpu", compat::generator_state(compat::default_cpu_generator()));
+  archive.save_to(path);
+}
+
+}  // namespace
+
+TEST_CASE("checkpoints are sealed: a damaged one is refused, LibTorch still reads them", "[train][checkpoint]") {
+  const std::string dir = testing::fresh_dir("checkpoint-seal");
+  torch::nn::Linear model(64, 64);  // 16 KiB of weights: room to damage
+  OptimizerConfig config;
+  config.lr = 0.01;
+  config.weight_decay = 0.0;
+  auto optimizer = make_optimizer(config, model->parameters());
+  save_checkpoint(dir + "/c.pt", *model, *optimizer, TrainingState{});
+  const std::string bytes = read_bytes(dir + "/c.pt");
+  CHECK(verify_checkpoint(bytes, dir + "/c.pt") == Seal::kVerified);
+  CHECK_NOTHROW(torch::serialize::InputArchive().load_from(dir + "/c.pt"));
+
+  torch::nn::Linear restored(64, 64);
+  SECTION("4 KiB zeroed in the middle") {
+    std::string damaged = bytes;
+    std::fill(damaged.begin() + static_cast<long>(damaged.size() / 2) - 2048,
+              damaged.begin() + static_cast<long>(damaged.size() / 2) + 2048, '\0');
+    write_bytes(dir + "/c.pt", damaged);
+    CHECK_THROWS_AS(load_checkpoint(dir + "/c.pt", *restored, nullptr), UnusableCheckpoint);
+    CHECK_THROWS_WITH(load_checkpoint(dir + "/c.pt", *restored, nullptr),
+                      Catch::Contains(dir + "/c.pt is damaged: its SHA-256 is not the one it was sealed with"));
+  }
+  SECTION("one bit flipped in a tensor of an unsealed checkpoint: its CRC-32 catches it") {
+    save_unsealed(dir + "/old.pt", *model, *optimizer);
+    std::string old = read_bytes(dir + "/old.pt");
+    CHECK(verify_checkpoint(old, dir + "/old.pt") == Seal::kAbsent);
+    CHECK_NOTHROW(load_checkpoint(dir + "/old.pt", *restored, nullptr));
+    old[old.size() / 3] ^= 1;
+    write_bytes(dir + "/old.pt", old);
+    CHECK_THROWS_WITH(load_checkpoint(dir + "/old.pt", *restored, nullptr),
+                      Catch::Contains("does not match its CRC-32"));
+  }
+  SECTION("truncated") {
+    write_bytes(dir + "/c.pt", bytes.substr(0, bytes.size() - 100));
+    CHECK_THROWS_AS(load_checkpoint(dir + "/c.pt", *restored, nullptr), UnusableCheckpoint);
+  }
+}
+
+TEST_CASE("non-finite weights are never saved, and a checkpoint holding them is refused", "[train][checkpoint]") {
+  const std::string dir = testing::fresh_dir("checkpoint-nan");
+  torch::nn::Linear model(4, 2);
+  OptimizerConfig config;
+  config.lr = 0.01;
+  config.weight_decay = 0.0;
+  auto optimizer = make_optimizer(config, model->parameters());
+  save_checkpoint(dir + "/good.pt", *model, *optimizer, TrainingState{});
+  {
+    torch::NoGradGuard no_grad;
+    model->bias[1] = std::numeric_limits<float>::quiet_NaN();
+  }
+  CHECK(non_finite_tensors(*model) == std::vector<std::string>{"bias"});
+  CHECK_THROWS_AS(save_checkpoint(dir + "/nan.pt", *model, *optimizer, TrainingState{}), DivergedError);
+  CHECK_THROWS_WITH(save_checkpoint(dir + "/nan.pt", *model, *optimizer, TrainingState{}),
+                    Catch::Contains("not saving checkpoint " + dir + "/nan.pt") && Catch::Contains("bias"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/nan.pt"));
+
+  save_unsealed(dir + "/nan.pt", *model, *optimizer);  // as an older trainer would have
+  torch::nn::Linear restored(4, 2);
+  CHECK_THROWS_AS(load_checkpoint(dir + "/nan.pt", *restored, nullptr), UnusableCheckpoint);
+  CHECK_THROWS_WITH(load_checkpoint(dir + "/nan.pt", *restored, nullptr), Catch::Contains("non-finite weights"));
+  CHECK_NOTHROW(load_checkpoint(dir + "/good.pt", *restored, nullptr));
 }
 
 TEST_CASE("a last layer with fewer outputs than classes is a config error before training", "[train][config]") {

@@ -115,7 +115,7 @@ TEST_CASE("run directories, checkpoint listing, pruning and resume points", "[tr
   REQUIRE(files.size() == 2);
   CHECK_THAT(files[0], Catch::EndsWith("epoch-0010.pt"));
 
-  CHECK(find_resume_point(first.path).checkpoint == files.back());
+  CHECK(find_resume_point(first.path).checkpoints.front() == files.back());
   CHECK(find_resume_point(files[0]).run.path == first.path);
   CHECK_THROWS_AS(find_resume_point(second.path), UsageError);
   CHECK_THROWS_WITH(find_resume_point(root + "/nothing"), Catch::Contains("no such run directory"));
