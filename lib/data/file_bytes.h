@@ -1,4 +1,6 @@
 #pragma once
+#include <cstdint>
+#include <limits>
 #include <string>
 
 namespace trainer {
@@ -7,7 +9,15 @@ namespace trainer {
 std::string read_file_bytes(const std::string& path);
 
 // The file's content, gunzipped when it is gzip'd. A truncated or corrupt
-// gzip stream is a DataError, never a short read.
-std::string read_maybe_gzip(const std::string& path);
+// gzip stream is a DataError, never a short read. Decompression stops with
+// a DataError as soon as the content passes `limit` bytes (what the file's
+// own header promises, `limit_reason`): a small file that inflates to
+// gigabytes is refused after `limit` bytes, not after the gigabytes.
+std::string read_maybe_gzip(const std::string& path, uint64_t limit = std::numeric_limits<uint64_t>::max(),
+                            const std::string& limit_reason = {});
+
+// The first `count` bytes of the content (fewer when it is shorter), read
+// the same way: enough to parse a header before deciding a limit.
+std::string read_maybe_gzip_prefix(const std::string& path, uint64_t count);
 
 }  // namespace trainer

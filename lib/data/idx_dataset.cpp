@@ -20,14 +20,30 @@ std::string find_idx_file(const std::string& dir, const std::string& stem) {
                       std::string(dir == kFashionMnistDir ? ", or: sudo apt-get install dataset-fashion-mnist" : ""));
 }
 
+// MNIST and Fashion-MNIST both have ten classes, by their definition.
+constexpr int64_t kIdxClasses = 10;
+
+// Decompressed no further than the size its header describes: a small
+// gzip'd file that would inflate to gigabytes stops there.
+IdxArray read_idx_file(const std::string& path) {
+  const uint64_t size = idx_file_size(read_maybe_gzip_prefix(path, kMaxIdxHeaderBytes), path);
+  return parse_idx(read_maybe_gzip(path, size, "the size its IDX header describes"), path);
+}
+
 TensorDataset load_split(const std::string& dir, const std::string& prefix) {
   const std::string images_path = find_idx_file(dir, prefix + "-images-idx3-ubyte");
   const std::string labels_path = find_idx_file(dir, prefix + "-labels-idx1-ubyte");
-  const IdxArray images = parse_idx(read_maybe_gzip(images_path), images_path);
-  const IdxArray labels = parse_idx(read_maybe_gzip(labels_path), labels_path);
+  const IdxArray images = read_idx_file(images_path);
+  const IdxArray labels = read_idx_file(labels_path);
   if (images.dims.size() != 3) throw DataError(images_path + ": expected 3 dimensions (N x rows x columns)");
   if (labels.dims.size() != 1 || labels.dims[0] != images.dims[0])
     throw DataError(labels_path + ": expected " + std::to_string(images.dims[0]) + " labels to match " + images_path);
+  for (size_t i = 0; i < labels.values.size(); ++i)
+    if (static_cast<unsigned char>(labels.values[i]) >= kIdxClasses)
+      throw DataError(labels_path + ": label " + std::to_string(static_cast<unsigned char>(labels.values[i])) +
+                          " at index " + std::to_string(i) + " is not one of the " + std::to_string(kIdxClasses) +
+                          " classes (0 to " + std::to_string(kIdxClasses - 1) + ")",
+                      "re-install or re-download the file");
 
   TensorDataset split;
   const auto bytes = torch::TensorOptions().dtype(torch::kUInt8);
@@ -56,9 +72,15 @@ DataSplits load_idx_dataset(const DataConfig& config, const std::string& name) {
   DataSplits splits;
   splits.train = load_split(dir, "train");
   splits.valid = load_split(dir, "t10k");
+  if (splits.train.inputs.sizes().slice(1) != splits.valid.inputs.sizes().slice(1))
+    throw DataError(dir + ": the test images are " + std::to_string(splits.valid.inputs.size(2)) + "x" +
+                        std::to_string(splits.valid.inputs.size(3)) + ", the training images " +
+                        std::to_string(splits.train.inputs.size(2)) + "x" +
+                        std::to_string(splits.train.inputs.size(3)),
+                    "the four IDX files must come from one data set");
   splits.info.name = name;
   splits.info.input_shape = {1, splits.train.inputs.size(2), splits.train.inputs.size(3)};
-  splits.info.classes = std::max(splits.train.labels.max().item<int64_t>(), splits.valid.labels.max().item<int64_t>()) + 1;
+  splits.info.classes = kIdxClasses;
   return splits;
 }
 

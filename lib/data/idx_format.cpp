@@ -1,10 +1,19 @@
 #include "data/idx_format.h"
 
+#include <limits>
+
 #include "util/error.h"
 
 namespace trainer {
+namespace {
 
-IdxArray parse_idx(const std::string& bytes, const std::string& name) {
+struct IdxHeader {
+  std::vector<int64_t> dims;
+  uint64_t header_bytes = 0;
+  uint64_t values = 1;
+};
+
+IdxHeader parse_header(const std::string& bytes, const std::string& name) {
   const auto byte = [&](size_t i) { return static_cast<unsigned char>(bytes[i]); };
   if (bytes.size() < 4 || byte(0) != 0 || byte(1) != 0)
     throw DataError(name + ": not an IDX file (bad magic number)");
@@ -13,21 +22,40 @@ IdxArray parse_idx(const std::string& bytes, const std::string& name) {
   const size_t rank = byte(3);
   if (rank == 0 || bytes.size() < 4 + 4 * rank) throw DataError(name + ": IDX header is truncated");
 
-  IdxArray array;
-  size_t count = 1;
+  IdxHeader header;
+  header.header_bytes = 4 + 4 * rank;
   for (size_t d = 0; d < rank; ++d) {
     const size_t at = 4 + 4 * d;
     const uint32_t size = (uint32_t{byte(at)} << 24) | (uint32_t{byte(at + 1)} << 16) |
                           (uint32_t{byte(at + 2)} << 8) | uint32_t{byte(at + 3)};
-    array.dims.push_back(size);
-    count *= size;
+    header.dims.push_back(size);
+    // The file size must fit too; int64 for the tensors made from it.
+    const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - header.header_bytes;
+    if (size != 0 && header.values > limit / size)
+      throw DataError(name + ": the IDX header's sizes multiply to more than 2^63 values (a corrupt header)",
+                      "re-install or re-download the file");
+    header.values *= size;
   }
-  const size_t header = 4 + 4 * rank;
-  if (bytes.size() - header != count)
-    throw DataError(name + ": IDX header promises " + std::to_string(count) + " values but the file holds " +
-                        std::to_string(bytes.size() - header) + (bytes.size() - header < count ? " (truncated)" : ""),
+  return header;
+}
+
+}  // namespace
+
+uint64_t idx_file_size(const std::string& head, const std::string& name) {
+  const IdxHeader header = parse_header(head, name);
+  return header.header_bytes + header.values;
+}
+
+IdxArray parse_idx(const std::string& bytes, const std::string& name) {
+  const IdxHeader header = parse_header(bytes, name);
+  const uint64_t present = bytes.size() - header.header_bytes;
+  if (present != header.values)
+    throw DataError(name + ": IDX header promises " + std::to_string(header.values) + " values but the file holds " +
+                        std::to_string(present) + (present < header.values ? " (truncated)" : ""),
                     "re-install or re-download the file");
-  array.values = bytes.substr(header);
+  IdxArray array;
+  array.dims = header.dims;
+  array.values = bytes.substr(header.header_bytes);
   return array;
 }
 

@@ -13,6 +13,14 @@ struct IdxArray {
   std::string values;  // one byte per element
 };
 
+// The longest IDX header: magic and 255 sizes.
+constexpr size_t kMaxIdxHeaderBytes = 4 + 4 * 255;
+
+// The size in bytes of the IDX file whose first bytes are `head` (at least
+// its header), from the header alone. Throws DataError on a bad header or
+// sizes whose product does not fit 64 bits.
+uint64_t idx_file_size(const std::string& head, const std::string& name);
+
 // `name` is used in error messages. Throws DataError on a bad header or size.
 IdxArray parse_idx(const std::string& bytes, const std::string& name);
 

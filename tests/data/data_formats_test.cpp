@@ -36,6 +36,10 @@ TEST_CASE("IDX files parse and bad ones are refused with the reason", "[data][id
   CHECK_THROWS_WITH(parse_idx("PK\x03\x04", "y.idx"), Catch::Contains("not an IDX file"));
   CHECK_THROWS_AS(parse_idx(std::string("\0\0\x0d\x01", 4), "z.idx"), DataError);
   CHECK_THROWS_WITH(parse_idx(std::string("\0\0\x08\x03\0\0", 6), "h.idx"), Catch::Contains("header is truncated"));
+  CHECK(idx_file_size(idx_bytes({60000, 28, 28}, ""), "i.idx") == 16 + 60000 * 28 * 28);
+  // Four sizes of 2^32 - 1: 2^128 values wrap a 64-bit product.
+  CHECK_THROWS_WITH(parse_idx(idx_bytes({0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}, ""), "o.idx"),
+                    Catch::Contains("o.idx") && Catch::Contains("multiply to more than 2^63"));
 }
 
 TEST_CASE("gzip'd files are read whole and truncated or corrupt ones are data errors", "[data][gzip]") {
@@ -58,6 +62,15 @@ TEST_CASE("gzip'd files are read whole and truncated or corrupt ones are data er
   CHECK_THROWS_AS(read_maybe_gzip(dir + "/bad.gz"), DataError);
 
   CHECK_THROWS_WITH(read_maybe_gzip(dir + "/missing.gz"), Catch::Contains("missing.gz"));
+
+  SECTION("a limit stops decompression there; a prefix reads just the start") {
+    CHECK(read_maybe_gzip(dir + "/ok.gz", 100000) == content);
+    CHECK_THROWS_WITH(read_maybe_gzip(dir + "/ok.gz", 99999, "as promised"),
+                      Catch::Contains("ok.gz: decompresses to more than 99999 bytes, as promised"));
+    CHECK(read_maybe_gzip_prefix(dir + "/ok.gz", 10) == content.substr(0, 10));
+    CHECK(read_maybe_gzip_prefix(dir + "/raw.bin", 5) == "plain");
+    CHECK(read_maybe_gzip_prefix(dir + "/ok.gz", 1 << 20) == content);
+  }
 }
 
 TEST_CASE("numpy's legacy shuffle is reproduced bit for bit", "[data][keras]") {

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -45,6 +46,49 @@ TEST_CASE("IDX folders with a missing or truncated file are data errors", "[data
   write("t10k-images-idx3-ubyte", std::string("\0\0\x08\x03\0\0\0\x02\0\0\0\x02\0\0\0\x02", 16), 5);  // short
   write("t10k-labels-idx1-ubyte", std::string("\0\0\x08\x01\0\0\0\x02", 8), 2);
   CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("t10k-images-idx3-ubyte") && Catch::Contains("truncated"));
+}
+
+TEST_CASE("IDX folders whose content is wrong are data errors before training", "[data][fashion]") {
+  const std::string dir = testing::fresh_dir("idx-wrong");
+  DataConfig config;
+  config.dataset = DatasetKind::kMnist;
+  config.path = dir;
+  const std::string images2x2("\0\0\x08\x03\0\0\0\x02\0\0\0\x02\0\0\0\x02", 16);
+  const std::string labels2("\0\0\x08\x01\0\0\0\x02", 8);
+  const auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
+  };
+  write("train-images-idx3-ubyte", images2x2 + std::string(8, '\x01'));
+  write("train-labels-idx1-ubyte", labels2 + std::string("\x03\x09", 2));
+  write("t10k-images-idx3-ubyte", images2x2 + std::string(8, '\x01'));
+  write("t10k-labels-idx1-ubyte", labels2 + std::string("\x01\x02", 2));
+  CHECK(load_dataset(config, 1).info.classes == 10);
+
+  SECTION("a label past the ten classes names the file and index") {
+    write("t10k-labels-idx1-ubyte", labels2 + std::string("\x01\xc8", 2));
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(dir + "/t10k-labels-idx1-ubyte: label 200 at index 1 "
+                                                               "is not one of the 10 classes"));
+  }
+  SECTION("test images of another size") {
+    write("t10k-images-idx3-ubyte", std::string("\0\0\x08\x03\0\0\0\x02\0\0\0\x03\0\0\0\x03", 16) +
+                                        std::string(18, '\x01'));
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("the test images are 3x3, the training images 2x2"));
+  }
+  SECTION("sizes whose product overflows") {
+    write("train-images-idx3-ubyte", std::string("\0\0\x08\x03\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 16));
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("train-images-idx3-ubyte: the IDX header's sizes "
+                                                               "multiply to more than 2^63"));
+  }
+  SECTION("a gzip'd file that inflates past its header's size stops there") {
+    std::filesystem::remove(dir + "/train-images-idx3-ubyte");
+    const std::string bomb = images2x2 + std::string(64 << 20, '\x01');  // 64 MiB where 8 bytes belong
+    gzFile file = gzopen((dir + "/train-images-idx3-ubyte.gz").c_str(), "wb9");
+    gzwrite(file, bomb.data(), static_cast<unsigned>(bomb.size()));
+    gzclose(file);
+    CHECK(std::filesystem::file_size(dir + "/train-images-idx3-ubyte.gz") < 200000);
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("train-images-idx3-ubyte.gz: decompresses to more "
+                                                               "than 24 bytes, the size its IDX header describes"));
+  }
 }
 
 TEST_CASE("synthetic data is seeded and learnable", "[data][synthetic]") {
