@@ -96,7 +96,7 @@ data: {dataset: synthetic, synthetic: {train_samples: 256, valid_samples: 64, sh
 model:
   layers:
     - {type: dense, units: 32, activation: relu}
-    - {type: dense, units: classes}
+    - {type: dense, units: classes, activation: softmax}
 train: {epochs: 2, batch_size: 32}
 log: {dir: runs}
 YAML

@@ -23,6 +23,7 @@ inline std::string write_mlp_experiment(const std::string& dir, const MlpExperim
                       << ", valid_samples: 50, shape: [" << spec.features << "], classes: 4}\n"
                       << "model:\n  layers:\n    - {type: dense, units: " << spec.units << ", activation: relu}\n"
                       << "    - {type: dense, units: classes}\n"
+                      << "loss: {from_logits: true}\n"
                       << "cpu_threads: 1\nlog: {dir: " << dir << "/runs"
                       << (spec.run_name.empty() ? "" : ", run_name: " + spec.run_name) << "}\n"
                       << spec.extra;

@@ -181,8 +181,9 @@ struct LossConfig {
   template <class V> void visit_fields(V& v) {
     v("name", name, "sparse_categorical_crossentropy, mse or mae.");
     v("from_logits", from_logits,
-      "sparse_categorical_crossentropy: the model outputs logits, not probabilities. With a final "
-      "softmax layer the loss is computed from its logits either way.");
+      "sparse_categorical_crossentropy: the model outputs logits, not probabilities. false needs a last "
+      "layer with activation: softmax (a config error otherwise). With a final softmax the loss is computed "
+      "from its logits either way.");
   }
 };
 

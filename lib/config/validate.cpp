@@ -17,6 +17,19 @@ void validate_metrics(const ExperimentConfig& config, ReadContext& context) {
   }
 }
 
+// Probabilities the loss expects, logits the model gives: it would train to a
+// loss near zero at chance accuracy without a word (log of clipped values).
+void validate_loss_input(const ExperimentConfig& config, ReadContext& context) {
+  if (config.model.layers.empty() || config.loss.name != LossKind::kSparseCategoricalCrossentropy ||
+      config.loss.from_logits || config.model.layers.back().activation == Activation::kSoftmax)
+    return;
+  const std::string last = "model.layers[" + std::to_string(config.model.layers.size() - 1) + "]";
+  context.problem(context.location_of(last + ".activation"),
+                  last + ": the last layer outputs unbounded values (no softmax), but loss.from_logits is false, "
+                         "so sparse_categorical_crossentropy would take them for probabilities; give the last layer "
+                         "activation: softmax, or set loss: {from_logits: true}");
+}
+
 void validate_devices(const ExperimentConfig& config, ReadContext& context) {
   static const std::regex form(R"(^(cpu|gpu:(\d+|all))$)");
   bool all_valid = true;
@@ -65,6 +78,7 @@ void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
   }
   if (config.data.synthetic.shape.empty())
     context.problem(context.location_of("data.synthetic.shape"), "data.synthetic.shape: expected at least one size");
+  validate_loss_input(config, context);
 }
 
 }  // namespace trainer

@@ -17,7 +17,7 @@ trap 'rm -rf "$out"' EXIT
 reference_blas=/usr/lib/x86_64-linux-gnu/blas
 
 mlp=(--set data.dataset=synthetic --set 'data.synthetic={train_samples: 20000, valid_samples: 1000, shape: [784], classes: 10}'
-     --set 'model.layers=[{type: dense, units: 1024, activation: relu}, {type: dense, units: 1024, activation: relu}, {type: dense, units: classes}]'
+     --set 'model.layers=[{type: dense, units: 1024, activation: relu}, {type: dense, units: 1024, activation: relu}, {type: dense, units: classes, activation: softmax}]'
      --set train.batch_size=128 --set experiment.name=mlp)
 
 run() {  # label, blas_threads, workload (cnn|mlp), env...

@@ -20,7 +20,7 @@ data:
   dataset: synthetic
 model:
   layers:
-    - {type: dense, units: classes}
+    - {type: dense, units: classes, activation: softmax}
 )";
 
 std::vector<std::string> problems_of(const std::string& yaml, const std::vector<std::string>& overrides = {}) {

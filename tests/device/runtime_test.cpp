@@ -10,7 +10,7 @@ using namespace trainer;
 namespace {
 
 ExperimentConfig experiment_with(const std::string& extra) {
-  return parse_experiment("data: {dataset: synthetic}\nmodel: {layers: [{type: dense, units: 2}]}\n" + extra,
+  return parse_experiment("data: {dataset: synthetic}\nloss: {from_logits: true}\nmodel: {layers: [{type: dense, units: 2}]}\n" + extra,
                           "runtime.yaml");
 }
 

@@ -9,7 +9,9 @@ using namespace trainer;
 namespace {
 
 ModelConfig model_of(const std::string& layers_yaml) {
-  return parse_experiment("data: {dataset: synthetic}\nmodel:\n  layers: " + layers_yaml + "\n", "m.yaml").model;
+  return parse_experiment("data: {dataset: synthetic}\nloss: {from_logits: true}\nmodel:\n  layers: " + layers_yaml + "\n",
+                          "m.yaml")
+      .model;
 }
 
 DataInfo tokens(int64_t length, int64_t vocabulary, int64_t classes) {

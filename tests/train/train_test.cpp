@@ -212,7 +212,7 @@ TEST_CASE("non-finite weights are never saved, and a checkpoint holding them is 
 
 TEST_CASE("a last layer with fewer outputs than classes is a config error before training", "[train][config]") {
   const auto config_with = [](const std::string& last) {
-    return parse_experiment("data: {dataset: synthetic}\nmodel: {layers: [{type: flatten}, " + last + "]}\n",
+    return parse_experiment("data: {dataset: synthetic}\nloss: {from_logits: true}\nmodel: {layers: [{type: flatten}, " + last + "]}\n",
                             "classes.yaml");
   };
   DataInfo info;
