@@ -193,6 +193,13 @@ TEST_CASE("cross-field checks", "[config]") {
              Catch::Contains("missing required key 'kernel_size'"));
   CHECK_THAT(problems_of("model: {layers: [{filters: 3}]}\n")[0], Catch::Contains("missing required key 'model.layers[0].type'"));
   CHECK_THAT(problems_of("data: {dataset: synthetic}\n")[0], Catch::Contains("at least one layer"));
+  // Logits where the loss expects probabilities: at the last layer's line.
+  const std::string logits = "model:\n  layers:\n    - {type: dense, units: 8, activation: relu}\n"
+                             "    - {type: dense, units: classes}\n";
+  CHECK_THAT(problems_of(logits)[0], Catch::Contains("exp.yaml:4:") &&
+                                         Catch::Contains("model.layers[1]: the last layer outputs unbounded values"));
+  CHECK(problems_of(logits + "loss: {from_logits: true}\n").empty());
+  CHECK(problems_of(logits + "loss: {name: mse}\n").empty());
 }
 
 TEST_CASE("memory limits and device lists parse in every documented form", "[config]") {
