@@ -74,6 +74,7 @@ DataSplits load_reuters(const DataConfig& config) {
   } else {
     log().info("reading {}", place);
     RawReuters raw = read_reuters_npz(place);
+    check_reuters_ranges(raw, place);
     sequences = std::move(raw.sequences);
     labels = std::move(raw.labels);
     for (int64_t label : labels) classes = std::max(classes, label + 1);

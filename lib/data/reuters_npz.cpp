@@ -7,7 +7,6 @@
 #include "util/error.h"
 
 namespace trainer {
-
 RawReuters read_reuters_npz(const std::string& path) {
   const auto members = read_zip_members(read_file_bytes(path), path);
   const auto member = [&](const std::string& key) -> const std::string& {
@@ -33,6 +32,25 @@ RawReuters read_reuters_npz(const std::string& path) {
     throw DataError(path + ": x has " + std::to_string(raw.sequences.size()) + " sequences but y has " +
                     std::to_string(raw.labels.size()) + " labels");
   return raw;
+}
+
+// Far above Reuters' 30,979 words and 46 topics.
+constexpr int64_t kMaxWordId = int64_t{1} << 31;
+constexpr int64_t kMaxLabel = int64_t{1} << 16;
+
+void check_reuters_ranges(const RawReuters& raw, const std::string& path) {
+  for (size_t i = 0; i < raw.labels.size(); ++i)
+    if (raw.labels[i] < 0 || raw.labels[i] >= kMaxLabel)
+      throw DataError(path + ":y.npy: label " + std::to_string(raw.labels[i]) + " at index " + std::to_string(i) +
+                          " is not a topic number (0 to " + std::to_string(kMaxLabel - 1) + ")",
+                      "re-create or re-download the file");
+  for (size_t i = 0; i < raw.sequences.size(); ++i)
+    for (size_t j = 0; j < raw.sequences[i].size(); ++j)
+      if (raw.sequences[i][j] < 0 || raw.sequences[i][j] >= kMaxWordId)
+        throw DataError(path + ":x.npy: word id " + std::to_string(raw.sequences[i][j]) + " (sequence " +
+                            std::to_string(i) + ", position " + std::to_string(j) +
+                            ") is not a word index (0 to 2^31 - 1)",
+                        "re-create or re-download the file");
 }
 
 }  // namespace trainer

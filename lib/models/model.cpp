@@ -1,10 +1,12 @@
 #include <cmath>
 #include <map>
+#include <regex>
 #include <utility>
 
 #include "models/layers.h"
 #include "models/model.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace trainer {
 namespace {
@@ -58,6 +60,19 @@ class Builder {
   [[noreturn]] void fail(const std::string& message) const {
     throw ConfigError({"model.layers[" + std::to_string(index_) + "] (" + to_string(layer().type) +
                        ", input " + shape_text(shape_of(probe_)) + "): " + message});
+  }
+  // A layer whose weights do not fit: the layer at fault and the size, not
+  // an allocator's internal error.
+  [[noreturn]] void fail_out_of_memory(const std::string& allocator_message) const {
+    static const std::regex bytes_pattern(R"(allocate (\d+) bytes)");
+    std::smatch match;
+    const std::string size = std::regex_search(allocator_message, match, bytes_pattern)
+                                 ? " (" + format_mib(std::stoll(match[1].str())) + " in one tensor)"
+                                 : std::string();
+    throw OutOfMemoryError("model.layers[" + std::to_string(index_) + "] (" + to_string(layer().type) + ", input " +
+                               shape_text(shape_of(probe_)) + "): its weights do not fit in this machine's memory" +
+                               size,
+                           "make the layer smaller (units, filters, kernel_size) or reduce its input first");
   }
   const LayerSpec& layer() const { return config_.layers[index_]; }
   int64_t channels() const { return probe_.size(1); }
@@ -193,7 +208,16 @@ void Builder::add_layer(size_t index) {
   std::string base;
   with_layer_kind(layer().type, [&](auto kind) {
     require(decltype(kind)::input);
-    build(kind);
+    try {
+      build(kind);
+    } catch (const std::bad_alloc&) {
+      fail_out_of_memory("");
+    } catch (const c10::Error& e) {
+      // LibTorch's CPU allocator reports a refused allocation as a plain c10::Error.
+      const std::string what = e.what_without_backtrace();
+      if (what.find("can't allocate memory") == std::string::npos) throw;
+      fail_out_of_memory(what);
+    }
     base = decltype(kind)::name;
   });
   // Keras names: conv1d, conv1d_1, conv1d_2, ...

@@ -46,6 +46,20 @@ TEST_CASE("npz files written by numpy: pickled lists, stored and deflated", "[da
     CHECK(raw.sequences == lists);
     CHECK(raw.labels == labels);
   }
+  SECTION("the edge values are read as stored, and refused as Reuters data") {
+    const RawReuters raw = read_reuters_npz(numpy_files() + "/edge.npz");
+    CHECK_THROWS_WITH(check_reuters_ranges(raw, "edge.npz"),
+                      Catch::Contains("edge.npz:x.npy: word id -5 (sequence 2, position 1) is not a word index"));
+    RawReuters big = raw;
+    big.sequences[2] = {70000, 1099511627776};
+    CHECK_THROWS_WITH(check_reuters_ranges(big, "edge.npz"), Catch::Contains("word id 1099511627776 (sequence 2, "
+                                                                             "position 1)"));
+    big.sequences[2] = {70000};
+    CHECK_NOTHROW(check_reuters_ranges(big, "edge.npz"));
+    big.labels[4] = -1;
+    CHECK_THROWS_WITH(check_reuters_ranges(big, "edge.npz"),
+                      Catch::Contains("edge.npz:y.npy: label -1 at index 4 is not a topic number"));
+  }
   SECTION("a plain integer matrix and unsigned labels") {
     const RawReuters raw = read_reuters_npz(numpy_files() + "/matrix.npz");
     REQUIRE(raw.sequences.size() == 3);

@@ -102,6 +102,15 @@ TEST_CASE("layers that do not fit their input are config errors naming the layer
       Catch::Contains("model.layers[1] (maxpool1d"));
 }
 
+TEST_CASE("a layer whose weights cannot be allocated is an out-of-memory error naming it", "[models]") {
+  // 2^45 units of 16 inputs: 2^51 bytes, past any address space, so the
+  // allocation fails on every machine before anything is touched.
+  const auto huge = model_of("[{type: flatten}, {type: dense, units: 35184372088832}]");
+  CHECK_THROWS_AS(build_model(huge, images(1, 4, 4, 2)), OutOfMemoryError);
+  CHECK_THROWS_WITH(build_model(huge, images(1, 4, 4, 2)),
+                    Catch::Contains("model.layers[1] (dense, input (None, 16)): its weights do not fit"));
+}
+
 TEST_CASE("an activation moved behind the max pool gives the same values and gradients", "[models]") {
   torch::manual_seed(3);
   Model model = build_model(model_of("[{type: conv2d, filters: 3, kernel_size: 3, activation: relu}, "
