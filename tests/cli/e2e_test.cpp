@@ -242,6 +242,58 @@ TEST_CASE("resuming skips a damaged checkpoint for the newest good one, saying w
   }
 }
 
+namespace {
+
+constexpr const char* kUnshare = "/usr/bin/unshare";  // util-linux
+
+// Runs `script` as root of its own user and mount namespace, with a tmpfs
+// of `size` mounted on $DISK: a real full disk, no privileges needed. The
+// mount ends with the script, so the script reports what it finds.
+CliResult on_small_tmpfs(const std::string& dir, const std::string& size, const std::string& script) {
+  const std::string disk = dir + "/disk";
+  fs::create_directories(disk);
+  const std::string command = "mount -t tmpfs -o size=" + size + " tmpfs " + disk + " || exit 99\nDISK=" + disk +
+                              "\nTRAINER=" + binary_path() + "\n" + script;
+  return wait_trainer(spawn_process({kUnshare, "-rm", "/bin/sh", "-c", command}, dir), dir);
+}
+
+bool can_mount_tmpfs(const std::string& dir) {
+  return fs::exists(kUnshare) &&
+         wait_trainer(spawn_process({kUnshare, "-rm", "/bin/sh", "-c", "mount -t tmpfs tmpfs " + dir}, dir), dir)
+                 .exit_code == 0;
+}
+
+}  // namespace
+
+TEST_CASE("a full disk is exit 4 naming the file and the free space, leaving nothing half written", "[e2e][errors]") {
+  const std::string dir = fresh_dir("e2e-tmpfs");
+  if (!can_mount_tmpfs(dir)) {
+    WARN("SKIPPED: needs unshare -rm and mount (user namespaces) to make a small tmpfs");
+    return;
+  }
+  const std::string experiment = synthetic_experiment(dir);
+  SECTION("a checkpoint larger than the disk: the run stops, its temporary file removed") {
+    // ~250k parameters and two NAdam moments: a checkpoint of about 3 MB on a 2 MB disk.
+    const auto result = on_small_tmpfs(dir, "2m", "\"$TRAINER\" run " + experiment +
+                                                      " --set log.dir=$DISK --set model.layers.0.units=12000\n"
+                                                      "code=$?\nls -a $DISK/e2e/full/checkpoints\n"
+                                                      "grep -c 'Epoch=1,' $DISK/e2e/full/train.log\nexit $code\n");
+    INFO(result.err);
+    CHECK(result.exit_code == 4);
+    CHECK_THAT(result.err, Catch::Contains("/e2e/full/checkpoints/epoch-0001.pt: No space left on device") &&
+                               Catch::Contains("MiB free on its file system"));
+    CHECK(result.out.find(".tmp.") == std::string::npos);
+    CHECK_THAT(result.out, Catch::EndsWith("\n1\n"));  // the epoch record reached the log
+  }
+  SECTION("a disk with a few KiB free: the log's failed write is exit 4 too, not an empty log") {
+    const auto result = on_small_tmpfs(dir, "64k", "head -c 60000 /dev/zero > $DISK/filler || exit 98\n"
+                                                   "exec \"$TRAINER\" run " + experiment + " --set log.dir=$DISK\n");
+    INFO(result.err);
+    CHECK(result.exit_code == 4);
+    CHECK_THAT(result.err, Catch::Contains("No space left on device"));
+  }
+}
+
 TEST_CASE("help, version, config and summary", "[e2e]") {
   const std::string dir = fresh_dir("e2e-misc");
   const auto help = run_trainer({"--help"}, dir);
