@@ -198,8 +198,10 @@ using LayerKinds = std::tuple<EmbeddingLayer, ConvLayer<LayerKind::kConv1d, 1>, 
 namespace layer_kinds_detail {
 template <class F, size_t... I>
 void dispatch(LayerKind kind, F&& f, std::index_sequence<I...>) {
-  ((std::tuple_element_t<I, LayerKinds>::kind == kind ? (f(std::tuple_element_t<I, LayerKinds>{}), true) : false) ||
-   ...);
+  // The first kind that matches runs; || stops the fold there.
+  static_cast<void>(
+      ((std::tuple_element_t<I, LayerKinds>::kind == kind ? (f(std::tuple_element_t<I, LayerKinds>{}), true) : false) ||
+       ...));
 }
 template <size_t... I>
 constexpr auto names(std::index_sequence<I...>) {
