@@ -47,7 +47,6 @@ int supervise_ranks(const RunArgs& args, const ExperimentConfig& config, const G
   if (!args.master.empty()) std::tie(plan.master_addr, plan.master_port) = parse_host_port(args.master, "--master");
   // A new run's directory is made on node 0; a resumed one is found on any.
   if (args.node_rank == 0 || !args.resume.empty()) plan.run_dir = run_dir_for(config, args.resume);
-  plan.grace_seconds = 10;
   log().info("starting {} rank(s) on this node ({} in all){}", plan.local_ranks, plan.local_ranks * plan.nnodes,
              plan.run_dir.empty() ? "" : "; logs in " + plan.run_dir + "/worklog.N");
   return supervise(plan);

@@ -11,7 +11,9 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <thread>
 
@@ -31,7 +33,8 @@ struct Rank {
   pid_t pid = -1;
   bool running = false;
   bool killed_by_us = false;
-  int status = 0;  // waitpid status once ended
+  bool was_stopped = false;  // found stopped (SIGSTOP, a debugger) when it was terminated
+  int status = 0;            // waitpid status once ended
   Clock::time_point ended;
 };
 
@@ -99,6 +102,15 @@ int exit_code_of(int status) {
   return static_cast<int>(ExitCode::kDistributed);
 }
 
+// Whether `pid` is stopped (state T or t in /proc/PID/stat).
+bool is_stopped(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t name_end = text.rfind(')');
+  return name_end != std::string::npos && name_end + 2 < text.size() &&
+         (text[name_end + 2] == 'T' || text[name_end + 2] == 't');
+}
+
 bool failed(int status) {
   if (!WIFEXITED(status)) return true;
   const int code = WEXITSTATUS(status);
@@ -122,15 +134,45 @@ const Rank* root_cause(const std::vector<Rank>& ranks) {
   return best;
 }
 
+bool noticed_a_peer(const Rank& rank) {
+  return WIFEXITED(rank.status) && WEXITSTATUS(rank.status) == static_cast<int>(ExitCode::kDistributed);
+}
+
+// A rank still running after the others noticed a failure never noticed it:
+// it is the one that hung (stopped, or stuck outside our code).
+const Rank* stuck_rank(const std::vector<Rank>& ranks, const Rank& cause) {
+  if (!noticed_a_peer(cause)) return nullptr;
+  for (const auto& rank : ranks)
+    if (rank.killed_by_us && rank.was_stopped) return &rank;
+  for (const auto& rank : ranks)
+    if (rank.killed_by_us) return &rank;
+  return nullptr;
+}
+
 void report_failure(const SupervisorPlan& plan, const std::vector<Rank>& ranks, const Rank& cause) {
-  std::string others;
-  for (const auto& rank : ranks) {
-    if (&rank == &cause) continue;
-    others += (others.empty() ? "" : ", ") + std::string("rank ") + std::to_string(rank.rank) + " " +
-              (rank.killed_by_us ? "was stopped by the supervisor" : describe_end(rank.status));
+  const auto how_ended = [](const Rank& rank) {
+    if (!rank.killed_by_us) return describe_end(rank.status);
+    return std::string(rank.was_stopped ? "was found stopped (SIGSTOP) and " : "") + "was terminated by the supervisor";
+  };
+  if (const Rank* stuck = stuck_rank(ranks, cause)) {
+    // The headline names the rank that hung, not the one that noticed.
+    std::string others;
+    for (const auto& rank : ranks)
+      if (&rank != stuck)
+        others += (others.empty() ? "" : ", ") + std::string("rank ") + std::to_string(rank.rank) + " " +
+                  how_ended(rank);
+    std::fprintf(stderr, "trainer: rank %d (pid %d) stopped responding and %s; %s\n", stuck->rank,
+                 static_cast<int>(stuck->pid), how_ended(*stuck).c_str(), others.c_str());
+  } else {
+    std::string others;
+    for (const auto& rank : ranks) {
+      if (&rank == &cause) continue;
+      others += (others.empty() ? "" : ", ") + std::string("rank ") + std::to_string(rank.rank) + " " +
+                how_ended(rank);
+    }
+    std::fprintf(stderr, "trainer: rank %d (pid %d) %s; %s\n", cause.rank, static_cast<int>(cause.pid),
+                 describe_end(cause.status).c_str(), others.empty() ? "" : others.c_str());
   }
-  std::fprintf(stderr, "trainer: rank %d (pid %d) %s; %s\n", cause.rank, static_cast<int>(cause.pid),
-               describe_end(cause.status).c_str(), others.empty() ? "" : others.c_str());
   if (plan.run_dir.empty()) {
     std::fprintf(stderr, "trainer: its log is worklog.%d in the run directory rank 0 created\n", cause.rank);
     return;
@@ -150,6 +192,17 @@ void report_failure(const SupervisorPlan& plan, const std::vector<Rank>& ranks, 
     if (end == std::string::npos) break;
     start = end + 1;
   }
+}
+
+// Rank 0 writes config.yaml first thing once the run starts: a directory
+// without one holds only the start-up failure's worklogs, already shown.
+void remove_unstarted_run_dir(const std::string& run_dir) {
+  std::error_code error;
+  if (run_dir.empty() || std::filesystem::exists(run_dir + "/config.yaml", error) ||
+      !std::filesystem::is_directory(run_dir, error))
+    return;
+  if (std::filesystem::remove_all(run_dir, error) != static_cast<std::uintmax_t>(-1) && !error)
+    std::fprintf(stderr, "trainer: removed %s: the run never started\n", run_dir.c_str());
 }
 
 }  // namespace
@@ -217,19 +270,24 @@ int supervise(const SupervisorPlan& plan) {
     if (failure_seen && !terminated_at && now - *failure_seen > std::chrono::duration<double>(plan.grace_seconds)) {
       for (auto& rank : ranks)
         if (rank.running) {
+          rank.was_stopped = is_stopped(rank.pid);
           kill(rank.pid, SIGTERM);
           kill(rank.pid, SIGCONT);  // a stopped rank would never see the SIGTERM
           rank.killed_by_us = true;
         }
       terminated_at = now;
     }
-    if (terminated_at && now - *terminated_at > std::chrono::seconds(10))
+    // A rank of a failed job cannot save anything (its peers are gone) and
+    // may sit in a collective until its own timeout: it gets a moment to
+    // flush its log, no more.
+    if (terminated_at && now - *terminated_at > std::chrono::duration<double>(plan.kill_after_seconds))
       for (const auto& rank : ranks)
         if (rank.running) kill(rank.pid, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (const Rank* cause = root_cause(ranks)) {
     report_failure(plan, ranks, *cause);
+    remove_unstarted_run_dir(plan.run_dir);
     return exit_code_of(cause->status);
   }
   for (const auto& rank : ranks)

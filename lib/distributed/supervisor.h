@@ -2,8 +2,9 @@
 // `trainer run` with several devices starts one process per device (a rank)
 // and supervises them, as torchrun would, without Python or MPI: it forwards
 // SIGINT/SIGTERM, waits for every rank, and when one fails it gives the others
-// time to stop on their own (they notice within dist.timeout), then
-// terminates and finally kills what is left, so no rank outlives it. Ranks
+// a moment to stop on their own, then terminates and finally kills what is
+// left, so no rank outlives it; a rank still running then is the one that
+// hung, and the report names it. Ranks
 // die with it too (PR_SET_PDEATHSIG). Torch-free.
 #include <string>
 #include <vector>
@@ -18,7 +19,13 @@ struct SupervisorPlan {
   std::string master_addr = "127.0.0.1";
   int master_port = 0;  // 0: a free port on this host (one node only)
   std::string run_dir;  // shared with the ranks; empty when rank 0 picks it (node > 0)
-  double grace_seconds = 30;  // after a failure, before the rest are terminated
+  // After a rank fails, the others learn it from its heartbeat within a
+  // beat (at most 1 s) and leave on their own; those still running after
+  // `grace_seconds` are terminated, then killed `kill_after_seconds` later.
+  // The failure itself is found within dist.timeout, so the whole job ends
+  // within dist.timeout + a few seconds of the fault.
+  double grace_seconds = 2;
+  double kill_after_seconds = 2;
 };
 
 // Runs the ranks to the end; returns the run's exit code: 0, 9 when every rank
