@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -57,6 +58,10 @@ std::vector<std::string> rank_environment(const SupervisorPlan& plan, int local_
   env.push_back("MASTER_ADDR=" + plan.master_addr);
   env.push_back("MASTER_PORT=" + std::to_string(port));
   env.push_back("TRAINER_SUPERVISED=1");
+  // LibTorch's glog lines repeat, unformatted, what the rank's own error
+  // message says (a port in use prints three); GLOG_minloglevel set by the
+  // user wins.
+  if (std::getenv("GLOG_minloglevel") == nullptr) env.push_back("GLOG_minloglevel=3");
   if (!plan.run_dir.empty()) env.push_back(std::string(kRunDirVariable) + "=" + plan.run_dir);
   return env;
 }
@@ -138,14 +143,14 @@ bool noticed_a_peer(const Rank& rank) {
   return WIFEXITED(rank.status) && WEXITSTATUS(rank.status) == static_cast<int>(ExitCode::kDistributed);
 }
 
-// A rank still running after the others noticed a failure never noticed it:
-// it is the one that hung (stopped, or stuck outside our code).
+// A rank found stopped after the others noticed a failure is the one that
+// hung.
+// Only a rank found stopped is certain: exit code 8 is also a rank's own
+// start-up failure (a port in use), which leaves the others waiting.
 const Rank* stuck_rank(const std::vector<Rank>& ranks, const Rank& cause) {
   if (!noticed_a_peer(cause)) return nullptr;
   for (const auto& rank : ranks)
     if (rank.killed_by_us && rank.was_stopped) return &rank;
-  for (const auto& rank : ranks)
-    if (rank.killed_by_us) return &rank;
   return nullptr;
 }
 
