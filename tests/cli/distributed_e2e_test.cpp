@@ -308,7 +308,9 @@ TEST_CASE("start-up problems fail fast with a clear message", "[dist][e2e][error
     close(fd);
     INFO(result.err);
     CHECK(result.exit_code == 8);
-    CHECK(seconds_since(start) < 2 + 2 + 4);
+    // Start-up, the 2 s grace and 2 s to kill, with room for a loaded
+    // machine; it took over 20 s when the supervisor waited 10 s twice.
+    CHECK(seconds_since(start) < 14);
     CHECK_THAT(result.err, Catch::Contains("cannot serve the rendezvous store on port " + std::to_string(port)));
     CHECK_THAT(result.err, Catch::Contains("the run never started"));
     CHECK_FALSE(fs::exists(run_dir_of(dir)));
