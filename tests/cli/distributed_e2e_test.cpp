@@ -85,6 +85,23 @@ LongRun start_long_run(const std::string& name, int ranks) {
   return run;
 }
 
+// A port something else listens on, for as long as it lives.
+struct PortInUse {
+  int port = trainer::find_free_port();
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  PortInUse() {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_ANY);
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(listen(fd, 4) == 0);
+  }
+  ~PortInUse() { close(fd); }
+  PortInUse(const PortInUse&) = delete;
+  PortInUse& operator=(const PortInUse&) = delete;
+};
+
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 }  // namespace
@@ -275,37 +292,23 @@ TEST_CASE("start-up problems fail fast with a clear message", "[dist][e2e][error
   const std::string dir = fresh_dir("dist-startup");
   const std::string experiment = dist_experiment(dir, 100, 1);
   SECTION("the store's port is in use") {
-    const int port = trainer::find_free_port();
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_ANY);
-    address.sin_port = htons(static_cast<uint16_t>(port));
-    REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
-    REQUIRE(listen(fd, 4) == 0);
+    const PortInUse taken;
+    const int port = taken.port;
     const auto result = wait_trainer(
         spawn_trainer({"run", experiment}, dir, {"RANK=0", "WORLD_SIZE=2", "MASTER_PORT=" + std::to_string(port)}),
         dir);
-    close(fd);
     CHECK(result.exit_code == 8);
     CHECK_THAT(result.err, Catch::Contains("cannot serve the rendezvous store on port " + std::to_string(port)) &&
                                Catch::Contains("in use"));
   }
   SECTION("the store's port is in use under the supervisor: every rank ends at once, no run directory left") {
-    const int port = trainer::find_free_port();
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_ANY);
-    address.sin_port = htons(static_cast<uint16_t>(port));
-    REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
-    REQUIRE(listen(fd, 4) == 0);
+    const PortInUse taken;
+    const int port = taken.port;
     const auto start = Clock::now();
     const auto result = wait_trainer(
         spawn_trainer({"run", experiment, "--devices", "cpu,cpu", "--master", "127.0.0.1:" + std::to_string(port)},
                       dir),
         dir);
-    close(fd);
     INFO(result.err);
     CHECK(result.exit_code == 8);
     // Start-up, the 2 s grace and 2 s to kill, with room for a loaded
