@@ -21,6 +21,14 @@ trainer_require_package(spdlog 1.9 libspdlog-dev)
 trainer_require_package(ZLIB 1.2 zlib1g-dev)
 trainer_require_package(CURL 7.74 libcurl4-openssl-dev)
 trainer_require_package(OpenSSL 1.1 libssl-dev)
+# Debian keeps opensslconf.h in the multiarch include folder, which the
+# compiler searches on its own only under /usr: OpenSSL headers found
+# elsewhere (the GPU machine's bundle) need that folder named.
+if(CMAKE_LIBRARY_ARCHITECTURE AND NOT OPENSSL_INCLUDE_DIR STREQUAL "/usr/include" AND
+   EXISTS "${OPENSSL_INCLUDE_DIR}/${CMAKE_LIBRARY_ARCHITECTURE}/openssl/opensslconf.h")
+  set_property(TARGET OpenSSL::Crypto APPEND PROPERTY INTERFACE_INCLUDE_DIRECTORIES
+               "${OPENSSL_INCLUDE_DIR}/${CMAKE_LIBRARY_ARCHITECTURE}")
+endif()
 if(TRAINER_BUILD_TESTS)
   trainer_require_package(Catch2 2.13 catch2)
 endif()
