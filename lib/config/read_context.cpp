@@ -31,6 +31,13 @@ std::string ReadContext::location_of(const std::string& path) const {
   return source_;
 }
 
+std::string ReadContext::location_of_any(const std::vector<std::string>& paths) const {
+  for (const std::string& path : paths)
+    for (const auto& [prefix, text] : overrides_)
+      if (is_within(path, prefix)) return "--set " + text;
+  return paths.empty() ? source_ : location_of(paths.front());
+}
+
 std::vector<std::string> ReadContext::problems_in_file_order() const {
   // "exp.yaml:12:3: ..." -> (12, 3); anything else sorts after the file.
   const auto position = [&](const std::string& text) -> std::pair<long, long> {

@@ -18,6 +18,9 @@ class ReadContext {
   void remember(const std::string& path, const YAML::Node& node) { locations_[path] = where(path, node); }
   // Location of a value read earlier, or of the nearest enclosing one.
   std::string location_of(const std::string& path) const;
+  // For a problem that several values make together: a --set among them (the
+  // change that brought it about), else the first one's location.
+  std::string location_of_any(const std::vector<std::string>& paths) const;
 
   void problem(const std::string& location, const std::string& message) {
     problems_.push_back(location + ": " + message);

@@ -24,8 +24,8 @@ void validate_loss_input(const ExperimentConfig& config, ReadContext& context) {
       config.loss.from_logits || config.model.layers.back().activation == Activation::kSoftmax)
     return;
   const std::string last = "model.layers[" + std::to_string(config.model.layers.size() - 1) + "]";
-  // The layer's own line: its type is always given.
-  context.problem(context.location_of(last + ".type"),
+  // The layer's own line (its type is always given), unless a --set made the mismatch.
+  context.problem(context.location_of_any({last + ".type", last + ".activation", "loss.from_logits", "loss.name"}),
                   last + ": the last layer outputs unbounded values (no softmax), but loss.from_logits is false, "
                          "so sparse_categorical_crossentropy would take them for probabilities; give the last layer "
                          "activation: softmax, or set loss: {from_logits: true}");

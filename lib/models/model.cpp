@@ -213,9 +213,14 @@ void Builder::add_layer(size_t index) {
     } catch (const std::bad_alloc&) {
       fail_out_of_memory("");
     } catch (const c10::Error& e) {
-      // LibTorch's CPU allocator reports a refused allocation as a plain c10::Error.
+      // LibTorch's CPU allocator reports a refused allocation as a plain
+      // c10::Error, told apart only by its text: "can't allocate memory" when
+      // posix_memalign fails (1.13 and 2.x), "not enough memory" when the
+      // platform allocator returns null (2.x).
       const std::string what = e.what_without_backtrace();
-      if (what.find("can't allocate memory") == std::string::npos) throw;
+      if (what.find("DefaultCPUAllocator: can't allocate memory") == std::string::npos &&
+          what.find("DefaultCPUAllocator: not enough memory") == std::string::npos)
+        throw;
       fail_out_of_memory(what);
     }
     base = decltype(kind)::name;

@@ -200,6 +200,11 @@ TEST_CASE("cross-field checks", "[config]") {
                                          Catch::Contains("model.layers[1]: the last layer outputs unbounded values"));
   CHECK(problems_of(logits + "loss: {from_logits: true}\n").empty());
   CHECK(problems_of(logits + "loss: {name: mse}\n").empty());
+  // Made by a --set: the --set is blamed, not the file's line.
+  CHECK_THAT(problems_of(logits + "loss: {from_logits: true}\n", {"loss.from_logits=false"}).at(0),
+             Catch::StartsWith("--set loss.from_logits=false: model.layers[1]: the last layer outputs"));
+  CHECK_THAT(problems_of(std::string(kMinimal), {"model.layers.0.activation=relu"}).at(0),
+             Catch::StartsWith("--set model.layers.0.activation=relu: model.layers[0]: the last layer outputs"));
 }
 
 TEST_CASE("memory limits and device lists parse in every documented form", "[config]") {
