@@ -34,7 +34,7 @@ void add_bench_command(CLI::App& app, Action& selected) {
       ->capture_default_str();
   command->add_flag("--find-max-batch", args->find_max_batch,
                     "FILE: also find the largest batch that fits memory_limit");
-  command->add_option("--device", args->devices, "cpu, gpu:N, or several: cpu,gpu:0 (side by side)")
+  command->add_option("--device,--devices", args->devices, "cpu, gpu:N, or several: cpu,gpu:0 (side by side)")
       ->capture_default_str();
   command->add_option("--shape", args->shape, "MxKxN: A is MxK, B is KxN")->capture_default_str();
   command->add_option("--dtype", args->dtype, "fp32, bf16 or fp16")->capture_default_str();

@@ -22,6 +22,9 @@ struct SilentExit {
   int code;
 };
 
+// --log-level and -q, shown in "Global options" of every --help.
+void add_global_options(CLI::App& app, GlobalOptions& global);
+
 void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& global);
 void add_eval_command(CLI::App& app, Action& selected);
 void add_config_command(CLI::App& app, Action& selected);

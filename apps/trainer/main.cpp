@@ -12,8 +12,7 @@ int main(int argc, char** argv) {
 
   trainer::app::GlobalOptions global;
   global.argv.assign(argv, argv + argc);
-  app.add_option("--log-level", global.log_level, "trace, debug, info, warn, error or off")->capture_default_str();
-  app.add_flag("-q,--quiet", global.quiet, "No progress bar");
+  trainer::app::add_global_options(app, global);
 
   trainer::app::Action action;
   trainer::app::add_run_command(app, action, global);
@@ -22,6 +21,8 @@ int main(int argc, char** argv) {
   trainer::app::add_summary_command(app, action);
   trainer::app::add_devices_command(app, action);
   trainer::app::add_bench_command(app, action);
+  // Also on each subcommand, so that `trainer run --help` lists them.
+  for (CLI::App* command : app.get_subcommands({})) trainer::app::add_global_options(*command, global);
 
   try {
     app.parse(argc, argv);

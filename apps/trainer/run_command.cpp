@@ -12,6 +12,7 @@
 #include "util/error.h"
 #include "util/logging.h"
 #include "util/signals.h"
+#include "util/text.h"
 
 namespace trainer::app {
 namespace {
@@ -47,7 +48,7 @@ int supervise_ranks(const RunArgs& args, const ExperimentConfig& config, const G
   if (!args.master.empty()) std::tie(plan.master_addr, plan.master_port) = parse_host_port(args.master, "--master");
   // A new run's directory is made on node 0; a resumed one is found on any.
   if (args.node_rank == 0 || !args.resume.empty()) plan.run_dir = run_dir_for(config, args.resume);
-  log().info("starting {} rank(s) on this node ({} in all){}", plan.local_ranks, plan.local_ranks * plan.nnodes,
+  log().info("starting {} on this node ({} in all){}", count_of(plan.local_ranks, "rank"), plan.local_ranks * plan.nnodes,
              plan.run_dir.empty() ? "" : "; logs in " + plan.run_dir + "/worklog.N");
   return supervise(plan);
 }

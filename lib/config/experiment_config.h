@@ -204,7 +204,7 @@ struct TrainConfig {
     // Bounded so that every product of batch sizes (4 x batch_size, x ranks)
     // stays far inside 64 bits; a batch larger than the data is one batch.
     v("batch_size", batch_size, "Samples per step (per device).", count_in_range(1, kMaxBatchSize));
-    v("valid_batch_size", valid_batch_size, "Samples per validation batch; 0 = 4 x batch_size.",
+    v("valid_batch_size", valid_batch_size, "Samples per validation batch; 0 = batch_size on a CPU, 4 x batch_size on a GPU.",
       count_in_range(0, kMaxBatchSize));
     v("steps_per_epoch", steps_per_epoch, "Stop an epoch after N steps; 0 = the whole training set.",
       at_least(0));

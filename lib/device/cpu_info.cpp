@@ -82,18 +82,4 @@ std::optional<PeakEstimate> fp32_peak(const CpuInfo& cpu) {
   return peak;
 }
 
-int threads_per_rank(int physical_cores, int logical_cores, int usable_logical, int ranks) {
-  const int cores = std::max(1, physical_cores);
-  const int per_core = std::max(1, logical_cores / cores);
-  const int usable = usable_logical > 0 ? std::min(cores, std::max(1, usable_logical / per_core)) : cores;
-  return std::max(1, usable / std::max(1, ranks));
-}
-
-int default_threads_per_rank(const CpuInfo& cpu, int ranks) {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  const int usable_logical = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
-  return threads_per_rank(cpu.physical_cores, cpu.logical_cores, usable_logical, ranks);
-}
-
 }  // namespace trainer

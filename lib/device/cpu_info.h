@@ -32,12 +32,4 @@ struct PeakEstimate {
 };
 std::optional<PeakEstimate> fp32_peak(const CpuInfo& cpu);
 
-// The intra-op threads a rank gets by default: the physical cores this
-// process may run on (taskset, cgroups and SLURM narrow it), split evenly
-// between the `ranks` of the host; at least 1. `usable_logical`: the logical
-// CPUs of the process's affinity mask (hyper-threads pair them on a core).
-int threads_per_rank(int physical_cores, int logical_cores, int usable_logical, int ranks);
-// The same, for this process.
-int default_threads_per_rank(const CpuInfo& cpu, int ranks);
-
 }  // namespace trainer

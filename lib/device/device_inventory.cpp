@@ -4,6 +4,7 @@
 
 #include "device/autocast.h"
 #include "device/blas.h"
+#include "device/thread_budget.h"
 #include "util/torch_compat.h"
 
 namespace trainer {
@@ -24,7 +25,9 @@ DeviceInventory take_inventory() {
   build.mkl = at::hasMKL();
   build.blas = blas_name();
   build.cpu_fp16_autocast = cpu_autocast_supports_fp16();
-  build.intra_op_threads = default_threads_per_rank(inventory.cpu, 1);
+  const ThreadChoice threads = choose_threads(read_thread_limits(1, false));
+  build.intra_op_threads = threads.threads;
+  build.intra_op_threads_decided_by = threads.decided_by;
   return inventory;
 }
 

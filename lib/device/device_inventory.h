@@ -19,6 +19,7 @@ struct BuildInfo {
   std::string blas;
   bool cpu_fp16_autocast = false;  // besides bf16
   int intra_op_threads = 0;   // trainer's default for one rank (cpu_threads: 0)
+  std::string intra_op_threads_decided_by;  // thread_budget.h
 };
 
 struct DeviceInventory {

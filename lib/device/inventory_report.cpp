@@ -50,7 +50,7 @@ std::string format_inventory_text(const DeviceInventory& inventory) {
          "; cuDNN " + (build.cudnn_version.empty() ? std::string("no") : build.cudnn_version) + "; NCCL " +
          yes_no(build.nccl) + "; oneDNN " + yes_no(build.onednn) + "; MKL " + yes_no(build.mkl) + "\n";
   out += "         BLAS: " + build.blas + "; intra-op threads by default: " + std::to_string(build.intra_op_threads) +
-         "; CPU autocast: " + (build.cpu_fp16_autocast ? "bf16, fp16" : "bf16") + "\n";
+         " (" + build.intra_op_threads_decided_by + "); CPU autocast: " + (build.cpu_fp16_autocast ? "bf16, fp16" : "bf16") + "\n";
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include "device/cpu_info.h"
 #include "device/device_memory.h"
 #include "device/gpu.h"
+#include "device/thread_budget.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -16,13 +17,21 @@ void check_precision_supported(const ExperimentConfig& config, bool gpu) {
                    "on a CPU use bf16 (or mixed_precision: true, which picks bf16 there)");
 }
 
-RuntimeInfo configure_runtime(const ExperimentConfig& config, const torch::Device& device, int ranks_on_this_host) {
+RuntimeInfo configure_runtime(const ExperimentConfig& config, const torch::Device& device, int ranks_on_this_host,
+                              bool rank_is_slurm_task) {
   check_precision_supported(config, device.is_cuda());
   RuntimeInfo info;
   // Hyper-threads share one core's vector units: more threads than physical
   // cores only make the matrix products contend.
-  info.threads = config.cpu_threads > 0 ? static_cast<int>(config.cpu_threads)
-                                        : default_threads_per_rank(read_cpu_info(), ranks_on_this_host);
+  if (config.cpu_threads > 0) {
+    info.threads = static_cast<int>(config.cpu_threads);
+    info.threads_decided_by = "cpu_threads";
+  } else {
+    ThreadChoice choice = choose_threads(read_thread_limits(ranks_on_this_host, rank_is_slurm_task));
+    info.threads = choice.threads;
+    info.threads_decided_by = std::move(choice.decided_by);
+    info.warnings = std::move(choice.warnings);
+  }
   torch::set_num_threads(info.threads);
   info.blas = limit_blas_threads(static_cast<int>(config.blas_threads));
   if (device.is_cuda()) make_gpu_current(device.index());

@@ -1,5 +1,5 @@
 #pragma once
-// The documented epoch log (README "Epoch log"), a contract lab scripts parse:
+// The documented epoch log (README "The epoch log"), a contract lab scripts parse:
 //
 //   ================================================================================17:13:26
 //   Epoch=1,Loss:1.96735072,Accuracy:0.489200622,Valid Loss:1.64124215,Valid Accuracy:0.582813919

@@ -63,8 +63,14 @@ std::vector<MetricValue> MetricAccumulator::results() const {
   return out;
 }
 
-double MetricAccumulator::running_loss() const {
-  return samples_ > 0 ? sums_[0].item<double>() / static_cast<double>(samples_) : 0.0;
+std::vector<std::pair<std::string, double>> MetricAccumulator::running_values() const {
+  // The loss and the first metric: what the progress bar has room for.
+  std::vector<std::pair<std::string, double>> values;
+  for (const MetricValue& value : results()) {
+    values.emplace_back(value.key, value.value);
+    if (values.size() == 2) break;
+  }
+  return values;
 }
 
 torch::Tensor MetricAccumulator::loss_non_finite() const {

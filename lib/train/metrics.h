@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/experiment_config.h"
@@ -23,8 +24,9 @@ class MetricAccumulator {
   int64_t samples() const { return samples_; }
   // Loss first, then the configured metrics, in order.
   std::vector<MetricValue> results() const;
-  // Running mean loss (one host sync): for the progress bar.
-  double running_loss() const;
+  // Running mean loss and first metric by their JSON keys (one host sync):
+  // for the progress bar.
+  std::vector<std::pair<std::string, double>> running_values() const;
 
   // Whether the loss summed so far is NaN or infinite, as a 0/1 float64
   // tensor of one element on the device (no host sync).

@@ -1,10 +1,21 @@
 #include "train/progress.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+
+#include "train/progress_line.h"
 
 namespace trainer {
+
+int terminal_width() {
+  winsize size{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  if (const char* columns = std::getenv("COLUMNS"); columns && std::atoi(columns) > 0) return std::atoi(columns);
+  return 80;
+}
 
 ProgressBar::ProgressBar(ProgressMode mode, bool quiet)
     : enabled_(!quiet && (mode == ProgressMode::kAlways || (mode == ProgressMode::kAuto && isatty(STDERR_FILENO)))) {}
@@ -12,26 +23,33 @@ ProgressBar::ProgressBar(ProgressMode mode, bool quiet)
 void ProgressBar::start(int64_t epoch, int64_t epochs, int64_t steps) {
   epoch_ = epoch;
   epochs_ = epochs;
+  begin("Epoch", steps);
+}
+
+void ProgressBar::start_validation(int64_t steps) { begin("Valid", steps); }
+
+void ProgressBar::begin(const char* phase, int64_t steps) {
+  phase_ = std::string(phase) + " " + std::to_string(epoch_) + "/" + std::to_string(epochs_);
   steps_ = steps;
-  epoch_clock_.reset();
+  clock_.reset();
   last_draw_ = -1;
 }
 
-void ProgressBar::update(int64_t step, int64_t samples, const std::function<double()>& running_loss) {
+void ProgressBar::update(int64_t step, int64_t samples, const RunningValues& values) {
   if (!enabled_) return;
-  const double now = epoch_clock_.seconds();
+  const double now = clock_.seconds();
   if (step < steps_ && last_draw_ >= 0 && now - last_draw_ < 0.25) return;
   last_draw_ = now;
-  constexpr int kWidth = 24;
-  const int filled = steps_ > 0 ? static_cast<int>(kWidth * step / steps_) : kWidth;
-  std::string bar(static_cast<size_t>(filled), '=');
-  if (filled < kWidth) bar += '>' + std::string(static_cast<size_t>(kWidth - filled - 1), ' ');
-  const double rate = now > 0 ? samples / now : 0;
-  const double eta = step > 0 ? now * static_cast<double>(steps_ - step) / static_cast<double>(step) : 0;
-  std::fprintf(stderr, "\rEpoch %lld/%lld [%s] %lld/%lld  %.0f samples/s  ETA %02d:%02d  loss %.4f\x1b[K",
-               static_cast<long long>(epoch_), static_cast<long long>(epochs_), bar.c_str(),
-               static_cast<long long>(step), static_cast<long long>(steps_), rate, static_cast<int>(eta) / 60,
-               static_cast<int>(eta) % 60, running_loss());
+  ProgressState state;
+  state.phase = phase_;
+  state.step = step;
+  state.steps = steps_;
+  state.elapsed_seconds = now;
+  state.samples_per_second = now > 0 ? static_cast<double>(samples) / now : 0;
+  if (values) state.values = values();
+  // Asked at every redraw: a resized terminal gets lines that fit.
+  const std::string line = format_progress_line(state, terminal_width());
+  std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
   std::fflush(stderr);
 }
 

@@ -39,6 +39,8 @@ namespace trainer {
 namespace {
 
 int ranks_on_this_host(const RunOptions& options) { return options.launch ? options.launch->local_world_size : 1; }
+// srun starts each rank as a task of its own, with its own SLURM_CPUS_PER_TASK.
+bool rank_is_slurm_task(const RunOptions& options) { return options.launch && options.launch->source == "SLURM"; }
 
 torch::Device rank_device(const ExperimentConfig& config, const RunOptions& options) {
   return resolve_device(device_of_local_rank(config.devices.entries, options.launch ? options.launch->local_rank : 0));
@@ -50,7 +52,7 @@ class TrainingLoop {
       : config_(config),
         options_(options),
         device_(rank_device(config, options)),
-        runtime_(configure_runtime(config, device_, ranks_on_this_host(options))),
+        runtime_(configure_runtime(config, device_, ranks_on_this_host(options), rank_is_slurm_task(options))),
         cluster_(options.launch, config.dist, config.devices.entries),
         experiment_(prepare_experiment(config, device_)),
         optimizer_(make_optimizer(config.optimizer, experiment_.model.net->parameters())),
@@ -86,7 +88,7 @@ class TrainingLoop {
       throw gpu_out_of_memory(device_, e.what_without_backtrace(), out_of_memory_hint(config_, device_));
     }
     cluster_.finish();
-    log().info("done: {} epochs; run directory {}", config_.train.epochs, run_.path);
+    log().info("done: {}; run directory {}", count_of(config_.train.epochs, "epoch"), run_.path);
     return summary;
   }
 
@@ -164,21 +166,23 @@ class TrainingLoop {
   void log_header() const {
     int64_t parameters = 0;
     for (const auto& layer : experiment_.model.summary) parameters += layer.parameters;
-    log().info("trainer {} on LibTorch {}: {} intra-op threads, BLAS {} ({})", options_.version, compat::torch_version(),
-               runtime_.threads, runtime_.blas.name,
-               runtime_.blas.threads_pinned ? std::to_string(config_.blas_threads) + " thread(s)" : "threads not pinned");
+    for (const std::string& warning : runtime_.warnings) log().warn("{}", warning);
+    log().info("trainer {} on LibTorch {}: {} ({}), BLAS {} ({})", options_.version, compat::torch_version(),
+               count_of(runtime_.threads, "intra-op thread"), runtime_.threads_decided_by, runtime_.blas.name,
+               runtime_.blas.threads_pinned ? count_of(config_.blas_threads, "thread") : "threads not pinned");
     log().info("device {}", describe_device(device_));
     if (cluster_.distributed())
       log().info("rank {} of {} (local rank {}, pid {}): {}; gradient buckets of {} MiB", cluster_.rank(),
                  cluster_.world_size(), cluster_.launch().local_rank, static_cast<int>(getpid()),
                  cluster_.communicator().describe(), config_.dist.bucket_mb);
     if (!cluster_.backend_note().empty()) log().info("{}", cluster_.backend_note());
-    log().info("model: {} layers, {} parameters; optimizer {}, lr {}; precision {}", experiment_.model.summary.size(),
-               parameters, to_string(config_.optimizer.name), *config_.optimizer.lr, precision_.describe());
+    log().info("model: {}, {}; optimizer {}, lr {}; precision {}",
+               count_of(static_cast<int64_t>(experiment_.model.summary.size()), "layer"), count_of(parameters, "parameter"),
+               to_string(config_.optimizer.name), *config_.optimizer.lr, precision_.describe());
     if (!runtime_.memory_budget.empty()) log().info("{}", runtime_.memory_budget);
-    log().info("batch {} per device, global {}; {} steps per epoch; {} epochs; run directory {}",
-               config_.train.batch_size, config_.train.batch_size * cluster_.world_size(), steps_per_epoch_,
-               config_.train.epochs, run_.path);
+    log().info("batch {} per device, global {}; {} per epoch; {}; run directory {}", config_.train.batch_size,
+               config_.train.batch_size * cluster_.world_size(), count_of(steps_per_epoch_, "step"),
+               count_of(config_.train.epochs, "epoch"), run_.path);
   }
 
   EpochRecord run_epoch(int64_t epoch) {
@@ -203,7 +207,8 @@ class TrainingLoop {
     const bool last = epoch == config_.train.epochs;
     if (last || epoch % config_.train.validate_every == 0) {
       cluster_.set_phase(Phase::kValidation, epoch, record.steps);
-      record.valid = validate_model(experiment_.model, experiment_.data.valid, config_, device_, cluster_.communicator());
+      record.valid = validate_model(experiment_.model, experiment_.data.valid, config_, device_, cluster_.communicator(),
+                                    &progress_);
     }
     record.seconds = clock.seconds();
     record.samples_per_second = static_cast<double>(meters_.samples()) / record.train_seconds;
@@ -293,7 +298,7 @@ class TrainingLoop {
       ++step;
       ++state_.global_step;
       record.steps = step;
-      progress_.update(step, meters_.samples(), [&] { return meters_.running_loss(); });
+      progress_.update(step, meters_.samples(), [&] { return meters_.running_values(); });
       if (step % config_.train.check_finite_every == 0) stop_if_diverged(epoch, step);
       if (stop) stop_for_interrupt(epoch, step);
     }

@@ -1,5 +1,6 @@
 #include "train/validation.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "data/batch_loader.h"
@@ -10,8 +11,17 @@
 
 namespace trainer {
 
+int64_t validation_batch_size(const ExperimentConfig& config, const torch::Device& device, int64_t samples) {
+  if (config.train.valid_batch_size > 0) return config.train.valid_batch_size;
+  const int64_t batch = config.train.batch_size;
+  // batch_size was checked against the training set, not this one: no overflow past it.
+  const int64_t wanted = device.is_cuda() && batch <= samples / 4 ? 4 * batch : batch;
+  return std::max<int64_t>(1, std::min(wanted, samples));
+}
+
 std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config,
-                                        const torch::Device& device, Communicator& communicator) {
+                                        const torch::Device& device, Communicator& communicator,
+                                        ProgressBar* progress) {
   torch::NoGradGuard no_grad;
   model.net->eval();
   MetricAccumulator meters(config.loss, config.metrics, model.final_softmax);
@@ -19,15 +29,20 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
   std::vector<int64_t> order(static_cast<size_t>(shard.size));
   std::iota(order.begin(), order.end(), shard.begin);
   LoaderOptions options = loader_options(config.data);
-  options.batch_size = config.train.valid_batch_size > 0 ? config.train.valid_batch_size : 4 * config.train.batch_size;
+  options.batch_size = validation_batch_size(config, device, std::max<int64_t>(1, data.size()));
+  const int64_t steps = (shard.size + options.batch_size - 1) / options.batch_size;
   BatchLoader loader(data, std::move(order), options);
   const auto autocast = run_autocast_dtype(config, device);
+  int64_t step = 0;
+  if (progress) progress->start_validation(steps);
   while (auto batch = loader.next()) {
     const auto inputs = batch->inputs.to(device);
     const auto labels = batch->labels.to(device);
     const auto output = forward_in_precision(model, inputs, autocast);
     meters.add(compute_loss(config.loss, output, labels, model.final_softmax), output, labels);
+    if (progress) progress->update(++step, meters.samples(), [&] { return meters.running_values(); });
   }
+  if (progress) progress->finish();
   model.net->train();
   auto sums = meters.state();
   communicator.all_reduce(sums);

@@ -4,14 +4,22 @@
 #include "distributed/communicator.h"
 #include "models/model.h"
 #include "train/epoch_log.h"
+#include "train/progress.h"
 
 namespace trainer {
 
 // Metrics of `model` over all of `data`, in eval mode without gradients;
-// the model is left in training mode. Batches go to `device` (the model's). With several ranks each evaluates its
-// shard and the sums are all-reduced: every sample counted exactly once, no
-// padding duplicates.
+// the model is left in training mode. Batches go to `device` (the model's).
+// With several ranks each evaluates its shard and the sums are all-reduced:
+// every sample counted exactly once, no padding duplicates. `progress`,
+// when given, shows the validation of the epoch it last started.
 std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config,
-                                        const torch::Device& device, Communicator& communicator);
+                                        const torch::Device& device, Communicator& communicator,
+                                        ProgressBar* progress = nullptr);
+
+// The validation batch: valid_batch_size, or when 0 the training batch on a
+// CPU (larger batches only slow its matrix products) and 4 x it on a GPU
+// (no gradients to keep: more samples fit); never above the data set.
+int64_t validation_batch_size(const ExperimentConfig& config, const torch::Device& device, int64_t samples);
 
 }  // namespace trainer

@@ -1,6 +1,7 @@
 #include "util/logging.h"
 
 #include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
 #include <algorithm>
@@ -38,6 +39,14 @@ int& log_failure_slot() {
   return error;
 }
 
+// What was logged before a run's log files existed (loading the data set,
+// downloading it), copied into each file when it opens.
+std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt>& early_lines_slot() {
+  static std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink;
+  return sink;
+}
+constexpr size_t kEarlyLines = 256;
+
 int& rank_slot() {
   static int rank = 0;
   return rank;
@@ -56,6 +65,14 @@ std::shared_ptr<spdlog::sinks::basic_file_sink_mt> open_file_sink(const std::str
 }
 
 void attach(const std::shared_ptr<spdlog::sinks::basic_file_sink_mt>& sink) {
+  if (const auto& early = early_lines_slot()) {
+    try {
+      for (const auto& line : early->last_raw()) sink->log(line);
+      sink->flush();
+    } catch (const spdlog::spdlog_ex&) {
+      throw write_failure(sink->filename(), errno != 0 ? errno : EIO);
+    }
+  }
   auto& logger = logger_slot();
   logger->sinks().push_back(sink);
   logger->set_level(std::min(logger->level(), spdlog::level::info));
@@ -84,8 +101,11 @@ void init_logging(spdlog::level::level_enum level) {
   auto console = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   console->set_pattern("%^[%H:%M:%S %l]%$ %v");
   console->set_level(level);
-  auto logger = std::make_shared<spdlog::logger>("trainer", console);
-  logger->set_level(level);
+  early_lines_slot() = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(kEarlyLines);
+  early_lines_slot()->set_level(spdlog::level::info);
+  auto logger = std::make_shared<spdlog::logger>("trainer", spdlog::sinks_init_list{console, early_lines_slot()});
+  // The console sink filters to `level`; the files keep info whatever it is.
+  logger->set_level(std::min(level, spdlog::level::info));
   // Every line reaches the files at once: a rank that is killed leaves its
   // last steps in its worklog (a few lines per epoch, so this costs nothing).
   logger->flush_on(spdlog::level::info);

@@ -1,8 +1,9 @@
 #pragma once
 // One logger for the whole program, aware of the rank. Messages go to stderr;
 // once a run directory exists they also go to <run_dir>/train.log (rank 0)
-// and to each rank's worklog.<rank>. The epoch
-// records, the documented contract, go to stdout through `emit_record`.
+// and to each rank's worklog.<rank>, which also get the lines logged before
+// they opened (loading the data). The epoch records, the documented
+// contract, go to stdout through `emit_record`.
 #include <spdlog/spdlog.h>
 
 #include <string>

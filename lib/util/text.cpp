@@ -70,4 +70,8 @@ std::string format_mib(int64_t bytes) {
   return text;
 }
 
+std::string count_of(int64_t count, const std::string& noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 }  // namespace trainer

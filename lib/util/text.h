@@ -23,6 +23,9 @@ std::string local_timestamp_compact();
 // "12.3 MiB": memory sizes in logs and reports.
 std::string format_mib(int64_t bytes);
 
+// "1 epoch", "2 epochs": a count and its noun (regular plurals only).
+std::string count_of(int64_t count, const std::string& noun);
+
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
 
 }  // namespace trainer

@@ -76,6 +76,30 @@ TEST_CASE("every link in the README and docs/ leads to a file and a heading that
   CHECK(checked >= 10);  // the README's table of documents alone has 8
 }
 
+TEST_CASE("documents and sections that messages and comments name exist", "[docs]") {
+  // "docs/devices.md", "docs/development.md, 'Building'", "README 'Exit codes'", "README.md#exit-codes".
+  const std::regex reference(R"((README(\.md)?|docs/[a-z0-9_-]+\.md)(#[a-z0-9_-]+)?(,? ['"]([A-Za-z][^'"\n]*)['"])?)");
+  int checked = 0;
+  for (const char* folder : {"lib", "apps"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(source_dir()) / folder)) {
+      const std::string extension = entry.path().extension().string();
+      if (extension != ".cpp" && extension != ".h") continue;
+      const std::string text = read_text(entry.path().string());
+      for (std::sregex_iterator it(text.begin(), text.end(), reference), end; it != end; ++it) {
+        const std::string file = (*it)[1].str() == "README" ? "README.md" : (*it)[1].str();
+        const fs::path target = fs::path(source_dir()) / file;
+        INFO(entry.path().filename().string() << " names " << it->str());
+        REQUIRE(fs::exists(target));
+        const auto anchors = anchors_in(read_text(target.string()));
+        if ((*it)[3].matched) CHECK(anchors.count((*it)[3].str().substr(1)) == 1);
+        if ((*it)[5].matched) CHECK(anchors.count(anchor_of((*it)[5].str())) == 1);
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked >= 5);
+}
+
 TEST_CASE("the README links every document in docs/", "[docs]") {
   const std::string readme = read_text(source_dir() + "/README.md");
   std::set<std::string> linked;

@@ -168,7 +168,7 @@ TEST_CASE("the largest batch size trains the whole data set in one step", "[e2e]
                                    "train.epochs=1"}, dir);
   INFO(result.err);
   CHECK(result.exit_code == 0);
-  CHECK_THAT(result.err, Catch::Contains("global 1073741824; 1 steps per epoch"));
+  CHECK_THAT(result.err, Catch::Contains("global 1073741824; 1 step per epoch"));
 }
 
 TEST_CASE("a checkpoint that cannot be written is exit code 4, leaving the older ones intact", "[e2e][errors]") {
@@ -299,10 +299,20 @@ TEST_CASE("help, version, config and summary", "[e2e]") {
   const auto help = run_trainer({"--help"}, dir);
   CHECK(help.exit_code == 0);
   CHECK_THAT(help.out, Catch::Contains("run") && Catch::Contains("summary"));
-  for (const char* command : {"run", "eval", "config", "summary"}) {
+  for (const char* command : {"run", "eval", "config", "summary", "devices", "bench"}) {
     INFO(command);
-    CHECK(run_trainer({command, "--help"}, dir).exit_code == 0);
+    const auto command_help = run_trainer({command, "--help"}, dir);
+    CHECK(command_help.exit_code == 0);
+    // The global options are listed with every subcommand's own.
+    CHECK_THAT(command_help.out, Catch::Contains("Global options") && Catch::Contains("--log-level") &&
+                                     Catch::Contains("--quiet"));
   }
+  // ... and work after it.
+  CHECK(run_trainer({"devices", "--log-level", "warn", "-q"}, dir).exit_code == 0);
+  // bench takes --devices, as run does, as well as --device.
+  const auto bench = run_trainer({"bench", "--devices", "cpu", "--shape", "8x8x8", "--repeat", "1"}, dir);
+  INFO(bench.err);
+  CHECK(bench.exit_code == 0);
   const auto version = run_trainer({"--version"}, dir);
   CHECK_THAT(version.out, Catch::Contains("LibTorch"));
 

@@ -9,6 +9,7 @@ namespace fs = std::filesystem;
 #include "cli_runner.h"
 #include "experiment_files.h"
 #include "device/cpu_info.h"
+#include "device/thread_budget.h"
 #include "device/device_list.h"
 #include "util/error.h"
 
@@ -56,12 +57,84 @@ TEST_CASE("/proc/cpuinfo gives model, cores and the instruction sets", "[device]
   CHECK_FALSE(fp32_peak(parse_cpuinfo("processor : 0\n")));
 }
 
+namespace {
+ThreadLimits machine(int physical, int logical, int affinity = 0) {
+  ThreadLimits limits;
+  limits.physical_cores = physical;
+  limits.logical_cores = logical;
+  limits.affinity_cpus = affinity;
+  return limits;
+}
+}  // namespace
+
 TEST_CASE("default intra-op threads: usable physical cores split between a host's ranks", "[device]") {
-  CHECK(threads_per_rank(64, 128, 128, 2) == 32);  // hyper-threads are not cores
-  CHECK(threads_per_rank(64, 128, 16, 1) == 8);    // taskset -c 0-15: 8 cores
-  CHECK(threads_per_rank(8, 8, 8, 3) == 2);
-  CHECK(threads_per_rank(2, 2, 2, 4) == 1);         // never 0
-  CHECK(threads_per_rank(4, 4, 0, 1) == 4);         // affinity unknown
+  auto limits = machine(64, 128, 128);
+  limits.ranks_on_host = 2;
+  CHECK(choose_threads(limits).threads == 32);  // hyper-threads are not cores
+  CHECK(choose_threads(limits).decided_by == "the machine's 64 physical cores, split between 2 ranks");
+  CHECK(choose_threads(machine(64, 128, 16)).threads == 8);  // taskset -c 0-15: 8 cores
+  CHECK_THAT(choose_threads(machine(64, 128, 16)).decided_by, Catch::StartsWith("the CPU affinity mask (16 logical"));
+  limits = machine(8, 8, 8);
+  limits.ranks_on_host = 3;
+  CHECK(choose_threads(limits).threads == 2);
+  limits = machine(2, 2, 2);
+  limits.ranks_on_host = 4;
+  CHECK(choose_threads(limits).threads == 1);  // never 0
+  CHECK(choose_threads(machine(4, 4, 0)).threads == 4);  // affinity unknown
+}
+
+TEST_CASE("default intra-op threads: cgroup quota, SLURM_CPUS_PER_TASK and OMP_NUM_THREADS narrow them", "[device]") {
+  auto limits = machine(16, 32, 32);
+  limits.cgroup_cpus = 4.5;
+  CHECK(choose_threads(limits).threads == 4);
+  CHECK(choose_threads(limits).decided_by == "the cgroup CPU quota (4.5 CPUs)");
+  limits.slurm_cpus_per_task = "6";
+  CHECK(choose_threads(limits).threads == 4);  // the quota is still smaller
+  limits.slurm_cpus_per_task = "3";
+  CHECK(choose_threads(limits).decided_by == "SLURM_CPUS_PER_TASK=3");
+  limits.omp_num_threads = "1";
+  CHECK(choose_threads(limits).threads == 1);
+  CHECK(choose_threads(limits).decided_by == "OMP_NUM_THREADS=1");
+  limits.omp_num_threads = "2,1";  // nested levels: the first is ours
+  CHECK(choose_threads(limits).threads == 2);
+  CHECK(choose_threads(limits).decided_by == "OMP_NUM_THREADS=2,1");
+  // A tie goes to the earlier source; an OMP_NUM_THREADS above the others changes nothing.
+  limits.omp_num_threads = "3";
+  CHECK(choose_threads(limits).decided_by == "SLURM_CPUS_PER_TASK=3");
+  limits.omp_num_threads = "64";
+  CHECK(choose_threads(limits).threads == 3);
+}
+
+TEST_CASE("default intra-op threads: SLURM's count is per task, shared by the ranks a task starts", "[device]") {
+  auto limits = machine(32, 32, 32);
+  limits.slurm_cpus_per_task = "8";
+  limits.ranks_on_host = 4;
+  CHECK(choose_threads(limits).threads == 2);  // one task, a supervisor starting 4 ranks in it
+  CHECK(choose_threads(limits).decided_by == "SLURM_CPUS_PER_TASK=8, split between 4 ranks");
+  limits.rank_is_slurm_task = true;  // srun: each rank a task with 8 CPUs (its own affinity mask)
+  limits.affinity_cpus = 8;
+  limits.ranks_on_host = 1;
+  CHECK(choose_threads(limits).threads == 8);
+}
+
+TEST_CASE("default intra-op threads: values not understood are ignored with a warning", "[device]") {
+  auto limits = machine(4, 4, 4);
+  limits.omp_num_threads = "lots";
+  limits.slurm_cpus_per_task = "0";
+  const ThreadChoice choice = choose_threads(limits);
+  CHECK(choice.threads == 4);
+  REQUIRE(choice.warnings.size() == 2);
+  CHECK_THAT(choice.warnings[0], Catch::Contains("SLURM_CPUS_PER_TASK='0'"));
+  CHECK_THAT(choice.warnings[1], Catch::Contains("OMP_NUM_THREADS='lots' is not a positive count"));
+}
+
+TEST_CASE("cgroup v2 cpu.max: quota over period, or unlimited", "[device]") {
+  CHECK(cpus_of_cpu_max("200000 100000\n") == Approx(2.0));
+  CHECK(cpus_of_cpu_max("150000 100000") == Approx(1.5));
+  CHECK(cpus_of_cpu_max("max 100000\n") == 0);
+  CHECK(cpus_of_cpu_max("") == 0);
+  CHECK(cpus_of_cpu_max("garbage") == 0);
+  CHECK(cpus_of_cpu_max("-5 100000") == 0);
 }
 
 TEST_CASE("gpu:N maps to the physical GPU through CUDA_VISIBLE_DEVICES", "[device]") {
