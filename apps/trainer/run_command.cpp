@@ -7,6 +7,7 @@
 #include "device/runtime.h"
 #include "distributed/launch_env.h"
 #include "distributed/supervisor.h"
+#include "train/resume_config.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -24,7 +25,29 @@ struct RunArgs {
   int nnodes = 1;
   int node_rank = 0;
   std::string master;
+  bool force = false;
 };
+
+// A new run's config is the file's; a resumed run's is its own config.yaml,
+// changed only where the file or --set asks and a resume allows (or --force).
+ExperimentConfig config_to_run(const RunArgs& args, const std::vector<std::string>& overrides) {
+  if (args.resume.empty()) {
+    if (args.experiment.file.empty())
+      throw UsageError("trainer run needs an experiment FILE, or --resume RUN_DIR to continue a run",
+                       "trainer run configs/fashion_mnist_cnn.yaml");
+    return load_experiment(args.experiment.file, overrides);
+  }
+  ResumeConfig resumed = resolve_resume_config(args.resume, args.experiment.file, overrides, args.force);
+  for (const ConfigChange& change : resumed.changes) {
+    if (may_change_on_resume(change.key))
+      log().info("resuming with {}: {} -> {} (was in {}/config.yaml)", change.key, change.before, change.after,
+                 resumed.run_dir);
+    else
+      log().warn("resuming with {}: {} -> {} (--force: the run no longer continues the same computation)",
+                 change.key, change.before, change.after);
+  }
+  return resumed.config;
+}
 
 const char* from_environment(const char* name) { return std::getenv(name); }
 
@@ -58,8 +81,10 @@ int supervise_ranks(const RunArgs& args, const ExperimentConfig& config, const G
 void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& global) {
   auto args = std::make_shared<RunArgs>();
   auto* command = app.add_subcommand("run", "Train an experiment; epoch records go to stdout");
-  args->experiment.add_to(*command);
-  command->add_option("--resume", args->resume, "Continue a run: its run directory or a checkpoint file");
+  args->experiment.add_to(*command, /*file_required=*/false);
+  command->add_option("--resume", args->resume,
+                      "Continue a run: its run directory or a checkpoint file (FILE optional: the run's config.yaml)");
+  command->add_flag("--force", args->force, "With --resume: accept config changes that alter what the run computes");
   command->add_option("--devices", args->devices, "Same as --set devices=... (e.g. cpu or cpu,cpu)");
   command->add_option("--nnodes", args->nnodes, "Machines taking part (multi-node by hand)")->check(CLI::Range(1, 100000));
   command->add_option("--node-rank", args->node_rank, "This machine's index, 0 to nnodes-1")
@@ -69,12 +94,11 @@ void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& globa
     selected = [args, &global] {
       auto overrides = args->experiment.overrides;
       if (!args->devices.empty()) overrides.push_back("devices=" + args->devices);
-      ExperimentConfig config = load_experiment(args->experiment.file, overrides);
+      ExperimentConfig config = config_to_run(*args, overrides);
       // Before any rank starts: a GPU that is not there is exit code 5 now.
       config.devices.entries = expand_devices(config.devices.entries);
       check_precision_supported(config, config.devices.entries.front() != "cpu");
       RunOptions options;
-      options.config_path = args->experiment.file;
       options.version = version_number();
       options.resume = args->resume;
       options.quiet = global.quiet;

@@ -24,6 +24,7 @@
 #include "train/optimizer_factory.h"
 #include "train/mixed_precision.h"
 #include "train/progress.h"
+#include "train/resume_config.h"
 #include "train/run_dir.h"
 #include "train/train_step.h"
 #include "train/validation.h"
@@ -112,12 +113,8 @@ class TrainingLoop {
     const ResumePoint point = find_resume_point(options_.resume);
     run_ = point.run;
     open_logs();
-    std::ifstream saved(run_.config());
-    std::stringstream saved_text;
-    saved_text << saved.rdbuf();
-    if (saved && saved_text.str() != to_yaml(config_))
-      log().warn("the config differs from the run's {}; continuing with the one given", run_.config());
     const std::string checkpoint = load_newest_usable(point);
+    if (cluster_.is_root()) keep_config_in_force();
     if (LossScaler* scaler = precision_.scaler(); scaler && state_.loss_scaler.defined())
       scaler->load_state(state_.loss_scaler);
     if (device_.is_cuda() && state_.rng_gpu.defined()) set_gpu_rng_state(device_.index(), state_.rng_gpu);
@@ -130,6 +127,22 @@ class TrainingLoop {
     }
     log().info("resumed from {} (epoch {} done, step {} of the next)", checkpoint, state_.epoch,
                state_.step_in_epoch);
+  }
+
+  // A resume that changed keys (run_command checked they may change):
+  // config.yaml becomes the config in force, the earlier one config.resume-N.yaml.
+  void keep_config_in_force() {
+    std::ifstream saved(run_.config());
+    std::stringstream saved_text;
+    saved_text << saved.rdbuf();
+    const std::string now = to_yaml(config_);
+    if (saved && saved_text.str() == now) return;
+    std::string kept;
+    for (int n = 1; kept.empty() || std::filesystem::exists(kept); ++n)
+      kept = run_.path + "/config.resume-" + std::to_string(n) + ".yaml";
+    if (saved) write_file_atomic(kept, saved_text.str());
+    write_file_atomic(run_.config(), now);
+    log().info("{} now holds the config in force{}", run_.config(), saved ? "; the earlier one is " + kept : "");
   }
 
   // The newest checkpoint that verifies and holds finite weights; the ones
@@ -329,8 +342,7 @@ class TrainingLoop {
     const bool epoch_done = step >= steps_per_epoch_;
     const std::string path = save(epoch_done ? epoch : epoch - 1, epoch_done ? 0 : step);
     throw InterruptedError("interrupted in epoch " + std::to_string(epoch) + " after step " + std::to_string(step) +
-                           "; checkpoint saved to " + path + "\nresume with: trainer run " + options_.config_path +
-                           " --resume " + run_.path);
+                           "; checkpoint saved to " + path + "\nresume with: " + resume_command(run_.path));
   }
 
   // Every rank enters; rank 0 writes once all have finished the step, and

@@ -11,7 +11,6 @@
 namespace trainer {
 
 struct RunOptions {
-  std::string config_path;  // for the resume hint in messages
   std::string version;      // the program's, for the log header: "0.1.0"
   std::string resume;       // run directory or checkpoint; empty: a new run
   bool quiet = false;       // no progress bar

@@ -74,11 +74,20 @@ TEST_CASE("resuming reproduces the uninterrupted run", "[e2e][resume]") {
 
   const auto part = run_trainer({"run", experiment, "--set", "train.epochs=2", "--set", "log.run_name=part"}, dir);
   REQUIRE(part.exit_code == 0);
-  // The NAdam state cannot go into another optimizer: said up front.
-  const auto other = run_trainer({"run", experiment, "--resume", dir + "/runs/e2e/part", "--set", "optimizer.name=sgd"},
+  const std::string part_dir = dir + "/runs/e2e/part";
+  const std::string saved_config = read_text(part_dir + "/config.yaml");
+  // A change to what the run computes is refused, naming each key, old -> new.
+  const auto refused = run_trainer({"run", "--resume", part_dir, "--set", "optimizer.lr=0.02"}, dir);
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("optimizer.lr: 0.01 -> 0.02   (changes what the run computes)") &&
+                              Catch::Contains("--force"));
+  CHECK(read_text(part_dir + "/config.yaml") == saved_config);
+  // Even forced, the NAdam state cannot go into another optimizer: said up front.
+  const auto other = run_trainer({"run", experiment, "--resume", part_dir, "--set", "optimizer.name=sgd", "--force"},
                                  dir);
   CHECK(other.exit_code == 2);
   CHECK_THAT(other.err, Catch::Contains("trained with optimizer nadam, but the experiment says sgd"));
+  CHECK(read_text(part_dir + "/config.yaml") == saved_config);
   // What a kill -9 during a checkpoint leaves: the resume removes it.
   const std::string debris = dir + "/runs/e2e/part/checkpoints/epoch-0003.pt.tmp.999999999";
   std::ofstream(debris) << "half a checkpoint";
@@ -92,6 +101,31 @@ TEST_CASE("resuming reproduces the uninterrupted run", "[e2e][resume]") {
   CHECK(resumed[0].number == 3);
   CHECK(resumed[0].values == expected[2].values);
   CHECK(resumed[1].values == expected[3].values);
+  // train.epochs 2 -> 4 (and log.run_name) may change: config.yaml is now the config in force.
+  CHECK_THAT(rest.err, Catch::Contains("resuming with train.epochs: 2 -> 4"));
+  CHECK(read_text(part_dir + "/config.resume-1.yaml") == saved_config);
+  CHECK_THAT(read_text(part_dir + "/config.yaml"), Catch::Contains("epochs: 4"));
+}
+
+TEST_CASE("resume needs a config: the run's own, or a file", "[e2e][resume][errors]") {
+  const std::string dir = fresh_dir("e2e-resume-config");
+  const auto none = run_trainer({"run"}, dir);
+  CHECK(none.exit_code == 2);
+  CHECK_THAT(none.err, Catch::Contains("needs an experiment FILE, or --resume RUN_DIR"));
+  const std::string experiment = synthetic_experiment(dir);
+  REQUIRE(run_trainer({"run", experiment, "--set", "train.epochs=1"}, dir).exit_code == 0);
+  const std::string run = dir + "/runs/e2e/full";
+  // A forced change trains on, with a warning; no FILE: the run's config.yaml plus the --set.
+  const auto forced = run_trainer({"run", "--resume", run, "--set", "train.epochs=2", "--set", "optimizer.lr=0.02",
+                                   "--force"}, dir);
+  INFO(forced.err);
+  CHECK(forced.exit_code == 0);
+  CHECK(parse_records(forced.out).size() == 1);
+  CHECK_THAT(forced.err, Catch::Contains("resuming with optimizer.lr: 0.01 -> 0.02 (--force"));
+  fs::remove(run + "/config.yaml");
+  const auto lost = run_trainer({"run", "--resume", run}, dir);
+  CHECK(lost.exit_code == 2);
+  CHECK_THAT(lost.err, Catch::Contains("has no " + run + "/config.yaml"));
 }
 
 TEST_CASE("SIGTERM mid-epoch saves a checkpoint that resumes exactly", "[e2e][resume][signal]") {
@@ -116,9 +150,12 @@ TEST_CASE("SIGTERM mid-epoch saves a checkpoint that resumes exactly", "[e2e][re
     return;
   }
   REQUIRE(cut.exit_code == 9);
-  CHECK_THAT(cut.err, Catch::Contains("checkpoint saved to") && Catch::Contains("--resume"));
-
-  const auto rest = run_trainer({"run", experiment, "--set", "train.epochs=2", "--resume", dir + "/runs/e2e/cut"}, dir);
+  CHECK_THAT(cut.err, Catch::Contains("checkpoint saved to"));
+  // The printed command, exactly: it continues the same run (2 epochs, not the file's 4).
+  std::smatch command;
+  REQUIRE(std::regex_search(cut.err, command, std::regex("resume with: trainer run --resume (\\S+)")));
+  CHECK(command[1].str() == fs::absolute(dir + "/runs/e2e/cut").lexically_normal().string());
+  const auto rest = run_trainer({"run", "--resume", command[1].str()}, dir);
   INFO(rest.err);
   REQUIRE(rest.exit_code == 0);
   auto combined = parse_records(cut.out);
@@ -478,8 +515,9 @@ TEST_CASE("a batch past memory_limit stops with exit code 6 and the checkpoint i
   const std::string saved = read_text(checkpoint);
   REQUIRE_FALSE(saved.empty());
 
+  // A larger batch changes what the run computes: --force.
   const auto big = run_trainer({"run", experiment, "--resume", dir + "/runs/wide/run", "--set", "train.epochs=2",
-                                "--set", "train.batch_size=2000"},
+                                "--set", "train.batch_size=2000", "--force"},
                                dir);
   INFO(big.err);
   CHECK(big.exit_code == 6);

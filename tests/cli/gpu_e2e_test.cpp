@@ -102,7 +102,7 @@ TEST_CASE("GPU: memory_limit caps the caching allocator and past it is exit code
   const std::string checkpoint = dir + "/runs/mlp/run/checkpoints/epoch-0001.pt";
   const std::string saved = read_text(checkpoint);
   const auto big = run_trainer({"run", experiment, "--resume", dir + "/runs/mlp/run", "--set", "train.epochs=2",
-                                "--set", "train.batch_size=2000"},
+                                "--set", "train.batch_size=2000", "--force"},
                                dir);
   INFO(big.err);
   CHECK(big.exit_code == 6);

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/config_diff.h"
 #include "config/config_loader.h"
 #include "config/config_reference.h"
 #include "config/config_writer.h"
@@ -258,4 +259,32 @@ TEST_CASE("metric names decode once into kind and k, with their record and JSON 
     INFO(bad);
     CHECK_FALSE(parse_metric(bad));
   }
+}
+
+TEST_CASE("config differences, key by key, and which may change on resume", "[config][resume]") {
+  const auto before = parse_experiment(kMinimal, "exp.yaml");
+  CHECK(diff_configs(before, before).empty());
+  const auto after = parse_experiment(kMinimal, "exp.yaml",
+                                      {"train.epochs=9", "model.layers.0.units=7", "log.run_name=x", "optimizer.lr=0.5"});
+  const auto changes = diff_configs(before, after);
+  std::vector<std::string> keys;
+  for (const auto& change : changes) keys.push_back(change.key);
+  CHECK(keys == std::vector<std::string>{"model.layers[0].units", "optimizer.lr", "train.epochs", "log.run_name"});
+  CHECK(changes[0].before == "classes");
+  CHECK(changes[0].after == "7");
+  CHECK(changes[2].after == "9");
+  CHECK(may_change_on_resume("train.epochs"));
+  CHECK(may_change_on_resume("log.run_name"));
+  CHECK(may_change_on_resume("data.workers"));
+  CHECK_FALSE(may_change_on_resume("train.epochs_x"));
+  CHECK_FALSE(may_change_on_resume("optimizer.lr"));
+  CHECK_FALSE(may_change_on_resume("model.layers[0].units"));
+  CHECK_FALSE(may_change_on_resume("data.max_train_samples"));
+  // A layer added: the list is reported whole.
+  const auto longer = parse_experiment(kMinimal, "exp.yaml",
+                                       {"model.layers=[{type: dense, units: 4}, {type: dense, units: classes, "
+                                        "activation: softmax}]"});
+  const auto added = diff_configs(before, longer);
+  REQUIRE(added.size() == 1);
+  CHECK(added[0].key == "model.layers");
 }

@@ -1,0 +1,72 @@
+#include "config/config_diff.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+
+#include "config/config_writer.h"
+
+namespace trainer {
+namespace {
+
+// Keys, or prefixes ending in '.', that may change on resume.
+const std::vector<std::string>& resumable_keys() {
+  static const std::vector<std::string> keys{
+      "train.epochs",         "train.checkpoint_every", "train.keep_checkpoints", "train.check_finite_every",
+      "train.valid_batch_size", "log.",                 "data.workers",           "data.prefetch",
+      "cpu_threads",          "blas_threads",           "memory_limit",           "dist.timeout",
+      "dist.connect_timeout"};
+  return keys;
+}
+
+std::string flow_text(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return node.IsDefined() ? "null" : "(absent)";
+  YAML::Emitter out;
+  out << YAML::Flow << node;
+  return out.c_str();
+}
+
+void walk(const std::string& key, const YAML::Node& before, const YAML::Node& after,
+          std::vector<ConfigChange>& changes) {
+  if (before.IsDefined() && after.IsDefined() && before.IsMap() && after.IsMap()) {
+    std::vector<std::string> keys;
+    for (const auto& entry : before) keys.push_back(entry.first.as<std::string>());
+    for (const auto& entry : after)
+      if (std::find(keys.begin(), keys.end(), entry.first.as<std::string>()) == keys.end())
+        keys.push_back(entry.first.as<std::string>());
+    for (const std::string& name : keys)
+      walk(key.empty() ? name : key + "." + name, before[name], after[name], changes);
+    return;
+  }
+  if (before.IsDefined() && after.IsDefined() && before.IsSequence() && after.IsSequence() &&
+      before.size() == after.size()) {
+    for (size_t i = 0; i < before.size(); ++i)
+      walk(key + "[" + std::to_string(i) + "]", before[i], after[i], changes);
+    return;
+  }
+  const std::string was = flow_text(before), now = flow_text(after);
+  if (was != now) changes.push_back({key, was, now});
+}
+
+}  // namespace
+
+std::vector<ConfigChange> diff_configs(const ExperimentConfig& before, const ExperimentConfig& after) {
+  std::vector<ConfigChange> changes;
+  walk("", YAML::Load(to_yaml(before)), YAML::Load(to_yaml(after)), changes);
+  return changes;
+}
+
+bool may_change_on_resume(const std::string& key) {
+  for (const std::string& allowed : resumable_keys()) {
+    if (allowed.back() == '.' ? key.rfind(allowed, 0) == 0 : key == allowed) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> keys_that_may_change_on_resume() {
+  std::vector<std::string> keys;
+  for (const std::string& key : resumable_keys()) keys.push_back(key.back() == '.' ? key + "*" : key);
+  return keys;
+}
+
+}  // namespace trainer
