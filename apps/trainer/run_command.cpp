@@ -1,4 +1,5 @@
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 #include "commands.h"
@@ -26,7 +27,13 @@ struct RunArgs {
   int node_rank = 0;
   std::string master;
   bool force = false;
+  std::string run_dir;
 };
+
+bool same_directory(const std::string& a, const std::string& b) {
+  std::error_code error;
+  return std::filesystem::weakly_canonical(a, error) == std::filesystem::weakly_canonical(b, error);
+}
 
 // A new run's config is the file's; a resumed run's is its own config.yaml,
 // changed only where the file or --set asks and a resume allows (or --force).
@@ -51,8 +58,8 @@ ExperimentConfig config_to_run(const RunArgs& args, const std::vector<std::strin
 
 const char* from_environment(const char* name) { return std::getenv(name); }
 
-std::string run_dir_for(const ExperimentConfig& config, const std::string& resume) {
-  return open_run_dir(config.log.dir, config.experiment.name, config.log.run_name, resume).path;
+std::string run_dir_for(const ExperimentConfig& config, const RunArgs& args) {
+  return open_run_dir(config.log.dir, config.experiment.name, config.log.run_name, args.resume, args.run_dir).path;
 }
 
 // Several devices and no launcher around: this process starts the ranks.
@@ -70,7 +77,7 @@ int supervise_ranks(const RunArgs& args, const ExperimentConfig& config, const G
                      "the address of node 0, where rank 0 serves the rendezvous store; the same on every node");
   if (!args.master.empty()) std::tie(plan.master_addr, plan.master_port) = parse_host_port(args.master, "--master");
   // A new run's directory is made on node 0; a resumed one is found on any.
-  if (args.node_rank == 0 || !args.resume.empty()) plan.run_dir = run_dir_for(config, args.resume);
+  if (args.node_rank == 0 || !args.resume.empty()) plan.run_dir = run_dir_for(config, args);
   log().info("starting {} on this node ({} in all){}", count_of(plan.local_ranks, "rank"), plan.local_ranks * plan.nnodes,
              plan.run_dir.empty() ? "" : "; logs in " + plan.run_dir + "/worklog.N");
   return supervise(plan);
@@ -85,6 +92,8 @@ void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& globa
   command->add_option("--resume", args->resume,
                       "Continue a run: its run directory or a checkpoint file (FILE optional: the run's config.yaml)");
   command->add_flag("--force", args->force, "With --resume: accept config changes that alter what the run computes");
+  command->add_option("--run-dir", args->run_dir,
+                      "A new run's directory, exactly (instead of log.dir/NAME/RUN_NAME); must be empty or absent");
   command->add_option("--devices", args->devices, "Same as --set devices=... (e.g. cpu or cpu,cpu)");
   command->add_option("--nnodes", args->nnodes, "Machines taking part (multi-node by hand)")->check(CLI::Range(1, 100000));
   command->add_option("--node-rank", args->node_rank, "This machine's index, 0 to nnodes-1")
@@ -94,6 +103,13 @@ void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& globa
     selected = [args, &global] {
       auto overrides = args->experiment.overrides;
       if (!args->devices.empty()) overrides.push_back("devices=" + args->devices);
+      if (!args->run_dir.empty() && !args->resume.empty()) {
+        // `--run-dir X --resume X`: a script's one command line for starting and continuing.
+        if (!same_directory(args->run_dir, args->resume))
+          throw UsageError("--run-dir " + args->run_dir + " and --resume " + args->resume + " name different runs",
+                           "--resume RUN_DIR alone continues a run in its own directory");
+        args->run_dir.clear();
+      }
       ExperimentConfig config = config_to_run(*args, overrides);
       // Before any rank starts: a GPU that is not there is exit code 5 now.
       config.devices.entries = expand_devices(config.devices.entries);
@@ -101,6 +117,7 @@ void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& globa
       RunOptions options;
       options.version = version_number();
       options.resume = args->resume;
+      options.run_dir = args->run_dir;
       options.quiet = global.quiet;
       options.launch = launch_from_environment(from_environment);
       const auto devices = static_cast<int>(config.devices.entries.size());

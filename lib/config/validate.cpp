@@ -31,6 +31,13 @@ void validate_loss_input(const ExperimentConfig& config, ReadContext& context) {
                          "activation: softmax, or set loss: {from_logits: true}");
 }
 
+// log.dir/NAME/latest is the link to the newest run.
+void validate_run_name(const ExperimentConfig& config, ReadContext& context) {
+  if (config.log.run_name == "latest")
+    context.problem(context.location_of("log.run_name"),
+                    "log.run_name: 'latest' is the link to the newest run of the experiment; pick another name");
+}
+
 void validate_devices(const ExperimentConfig& config, ReadContext& context) {
   static const std::regex form(R"(^(cpu|gpu:(\d+|all))$)");
   bool all_valid = true;
@@ -71,6 +78,7 @@ class LayerContext : public LayerProblems {
 void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
   validate_metrics(config, context);
   validate_devices(config, context);
+  validate_run_name(config, context);
   if (config.model.layers.empty())
     context.problem(context.location_of("model"), "model.layers: expected at least one layer");
   for (size_t i = 0; i < config.model.layers.size(); ++i) {

@@ -6,8 +6,11 @@
 #include <fstream>
 #include <regex>
 
+#include <unistd.h>
+
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/logging.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -22,8 +25,43 @@ std::string RunDir::checkpoint_for(int64_t epoch, int64_t step_in_epoch) const {
 }
 
 RunDir open_run_dir(const std::string& root, const std::string& experiment, const std::string& run_name,
-                    const std::string& resume) {
-  return resume.empty() ? create_run_dir(root, experiment, run_name) : find_resume_point(resume).run;
+                    const std::string& resume, const std::string& exact) {
+  if (!resume.empty()) return find_resume_point(resume).run;
+  if (!exact.empty()) return create_exact_run_dir(exact);
+  RunDir run = create_run_dir(root, experiment, run_name);
+  if (!run.taken_name.empty())
+    warn_at_every_level("run directory " + fs::path(run.path).parent_path().string() + "/" + run.taken_name +
+                        " exists: this run is " + run.path + " (give each run its own log.run_name, or --run-dir)");
+  return run;
+}
+
+RunDir create_exact_run_dir(const std::string& path) {
+  std::error_code error;
+  if (fs::exists(path, error)) {
+    if (!fs::is_directory(path, error))
+      throw UsageError("--run-dir " + path + " exists and is not a directory");
+    if (!fs::is_empty(path, error))
+      throw UsageError("--run-dir " + path + " exists and is not empty",
+                       "continue that run with trainer run --resume " + path + ", or name a new directory");
+  }
+  fs::create_directories(fs::path(path) / "checkpoints", error);
+  if (error) throw IoError("cannot create run directory " + path + ": " + error.message());
+  return RunDir{path};
+}
+
+std::string update_latest_link(const RunDir& run, const std::string& root, const std::string& experiment) {
+  std::error_code error;
+  const fs::path folder = fs::path(root) / experiment;
+  const fs::path run_path = fs::path(run.path);
+  if (fs::weakly_canonical(run_path.parent_path(), error) != fs::weakly_canonical(folder, error) || error) return "";
+  const fs::path link = folder / "latest";
+  const fs::path temporary = folder / (".latest.tmp." + std::to_string(getpid()));
+  fs::remove(temporary, error);
+  fs::create_symlink(run_path.filename(), temporary, error);
+  if (!error) fs::rename(temporary, link, error);
+  if (!error) return "";
+  fs::remove(temporary);
+  return "cannot point " + link.string() + " at " + run.path + ": " + error.message();
 }
 
 RunDir create_run_dir(const std::string& root, const std::string& experiment, const std::string& run_name) {
@@ -36,7 +74,7 @@ RunDir create_run_dir(const std::string& root, const std::string& experiment, co
     if (fs::create_directory(candidate, error)) {
       fs::create_directories(candidate + "/checkpoints", error);
       if (error) throw IoError("cannot create " + candidate + "/checkpoints: " + error.message());
-      return RunDir{candidate};
+      return RunDir{candidate, attempt == 1 ? "" : fs::path(base).filename().string()};
     }
     if (error) throw IoError("cannot create run directory " + candidate + ": " + error.message());
   }

@@ -10,6 +10,8 @@ namespace trainer {
 
 struct RunDir {
   std::string path;
+  // The name asked for when another run had it (this one got "-2", ...).
+  std::string taken_name;
   std::string config() const { return path + "/config.yaml"; }
   std::string log() const { return path + "/train.log"; }
   std::string metrics() const { return path + "/metrics.jsonl"; }
@@ -18,8 +20,18 @@ struct RunDir {
 };
 
 // Creates <root>/<experiment>/<run_name or timestamp>/ (a new one: "-2",
-// "-3" ... is appended when the name is taken). Throws IoError.
+// "-3" ... is appended when the name is taken, and taken_name says so).
+// Throws IoError.
 RunDir create_run_dir(const std::string& root, const std::string& experiment, const std::string& run_name);
+
+// The directory `--run-dir` names, exactly: made when missing, used when
+// empty; UsageError when it holds anything (resume it instead).
+RunDir create_exact_run_dir(const std::string& path);
+
+// Points <root>/<experiment>/latest at `run` when the run lives there: a
+// relative symlink, replaced atomically (a new link renamed over the old).
+// Returns what went wrong, empty when nothing did (or nothing was to do).
+std::string update_latest_link(const RunDir& run, const std::string& root, const std::string& experiment);
 
 // The checkpoints in `run`, oldest first.
 std::vector<std::string> list_checkpoints(const RunDir& run);
@@ -42,9 +54,10 @@ ResumePoint find_resume_point(const std::string& run_dir_or_checkpoint);
 // The run directory of a `trainer run`, decided once, by the process that
 // starts the run (a single process, the supervisor, or rank 0 under a
 // launcher), and handed to the ranks: resuming, the resumed run's; otherwise
-// a new one under `root` (create_run_dir).
+// a new one: `exact` (--run-dir) when given, else under `root`
+// (create_run_dir; a taken name is warned about at every log level).
 RunDir open_run_dir(const std::string& root, const std::string& experiment, const std::string& run_name,
-                    const std::string& resume);
+                    const std::string& resume, const std::string& exact = {});
 
 // Keeps the metrics.jsonl lines of epochs <= `epoch` (a resumed run rewrites
 // what comes after), atomically.

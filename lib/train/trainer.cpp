@@ -103,9 +103,14 @@ class TrainingLoop {
     if (cluster_.is_root())
       run_ = options_.launch && !options_.launch->run_dir.empty()
                  ? RunDir{options_.launch->run_dir}
-                 : open_run_dir(config_.log.dir, config_.experiment.name, config_.log.run_name, {});
+                 : open_run_dir(config_.log.dir, config_.experiment.name, config_.log.run_name, {}, options_.run_dir);
     run_.path = cluster_.communicator().share_from_rank0("run directory", run_.path);
-    if (cluster_.is_root()) write_file_atomic(run_.config(), to_yaml(config_));
+    if (cluster_.is_root()) {
+      write_file_atomic(run_.config(), to_yaml(config_));
+      // Once the run has started: a run that never starts is removed, and latest never points at it.
+      if (const std::string problem = update_latest_link(run_, config_.log.dir, config_.experiment.name); !problem.empty())
+        log().warn("{}", problem);
+    }
     open_logs();
   }
 

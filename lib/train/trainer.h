@@ -13,6 +13,7 @@ namespace trainer {
 struct RunOptions {
   std::string version;      // the program's, for the log header: "0.1.0"
   std::string resume;       // run directory or checkpoint; empty: a new run
+  std::string run_dir;      // --run-dir: a new run's directory, exactly; empty: under log.dir
   bool quiet = false;       // no progress bar
   // This process's rank when it is one of several; empty: a single process.
   std::optional<LaunchInfo> launch;

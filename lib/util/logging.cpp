@@ -152,6 +152,12 @@ spdlog::logger& log() {
   return *logger;
 }
 
+void warn_at_every_level(const std::string& message) {
+  log().warn("{}", message);
+  if (logger_slot()->sinks().front()->level() > spdlog::level::warn)
+    std::fprintf(stderr, "trainer: warning: %s\n", message.c_str());
+}
+
 void log_error_to_files(const std::string& message) {
   for (auto* slot : {&file_sink_slot(), &worklog_slot()})
     if (*slot) {

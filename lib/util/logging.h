@@ -27,6 +27,10 @@ int log_rank();
 
 spdlog::logger& log();
 
+// A warning that scripts must not miss: logged, and also written to stderr
+// when --log-level is above warn.
+void warn_at_every_level(const std::string& message);
+
 // An error into the log files only (the console gets it from main's one
 // catch site).
 void log_error_to_files(const std::string& message);

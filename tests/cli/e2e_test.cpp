@@ -107,6 +107,46 @@ TEST_CASE("resuming reproduces the uninterrupted run", "[e2e][resume]") {
   CHECK_THAT(read_text(part_dir + "/config.yaml"), Catch::Contains("epochs: 4"));
 }
 
+TEST_CASE("run directories scripts can find: --run-dir, latest, taken names warned about", "[e2e][rundir]") {
+  const std::string dir = fresh_dir("e2e-rundir");
+  const std::string experiment = synthetic_experiment(dir);
+  const std::vector<std::string> short_run{"--set", "train.epochs=1", "--set", "data.synthetic.train_samples=64"};
+  const auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), short_run.begin(), short_run.end());
+    return args;
+  };
+  // A taken log.run_name: warned about even at --log-level error.
+  REQUIRE(run_trainer(with({"run", experiment}), dir).exit_code == 0);
+  const auto second = run_trainer(with({"--log-level", "error", "run", experiment}), dir);
+  REQUIRE(second.exit_code == 0);
+  CHECK_THAT(second.err, Catch::Contains("trainer: warning: run directory " + dir + "/runs/e2e/full exists: this run is " +
+                                         dir + "/runs/e2e/full-2"));
+  // latest: a relative link to the newest run.
+  CHECK(fs::is_symlink(dir + "/runs/e2e/latest"));
+  CHECK(fs::read_symlink(dir + "/runs/e2e/latest") == "full-2");
+  CHECK(fs::exists(dir + "/runs/e2e/latest/config.yaml"));
+  CHECK(run_trainer(with({"run", experiment, "--set", "log.run_name=latest"}), dir).exit_code == 2);
+
+  // --run-dir: exactly there, made when missing.
+  const std::string exact = dir + "/elsewhere/my run";
+  const auto placed = run_trainer(with({"run", experiment, "--run-dir", exact}), dir);
+  INFO(placed.err);
+  REQUIRE(placed.exit_code == 0);
+  CHECK(fs::exists(exact + "/config.yaml"));
+  CHECK(fs::exists(exact + "/checkpoints/epoch-0001.pt"));
+  CHECK(fs::read_symlink(dir + "/runs/e2e/latest") == "full-2");  // not a run under log.dir
+  // Not again: it holds a run.
+  const auto again = run_trainer(with({"run", experiment, "--run-dir", exact}), dir);
+  CHECK(again.exit_code == 2);
+  CHECK_THAT(again.err, Catch::Contains("exists and is not empty") && Catch::Contains("--resume"));
+  // A script's one line for both: --run-dir X --resume X continues it.
+  const auto continued = run_trainer({"run", "--run-dir", exact, "--resume", exact, "--set", "train.epochs=2"}, dir);
+  INFO(continued.err);
+  CHECK(continued.exit_code == 0);
+  CHECK(parse_records(continued.out).size() == 1);
+  CHECK(run_trainer({"run", "--run-dir", dir + "/other", "--resume", exact}, dir).exit_code == 2);
+}
+
 TEST_CASE("resume needs a config: the run's own, or a file", "[e2e][resume][errors]") {
   const std::string dir = fresh_dir("e2e-resume-config");
   const auto none = run_trainer({"run"}, dir);
