@@ -26,7 +26,7 @@ tool=check-libtorch2
 # shellcheck source=scripts/lib/chroot.sh
 source scripts/lib/chroot.sh
 
-build_packages="build-essential cmake pkg-config libgloo-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev"
+build_packages="build-essential cmake pkg-config libgloo-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev"
 build_packages+=" zlib1g-dev libcurl4-openssl-dev libssl-dev"
 
 # A minimal trixie with contrib and non-free, and bookworm's Catch2 v2 (the

@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bundle=${1:-.gpu-bundle}
 
-dev_packages=(libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev catch2 libgloo-dev
+dev_packages=(libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev catch2 libgloo-dev nlohmann-json3-dev
               zlib1g-dev libcurl4-openssl-dev libssl-dev)
 runtime_roots=(libyaml-cpp0.7 libspdlog1.10 libfmt9 libcurl4 libssl3 zlib1g)
 from_target_system='^(libc6|libgcc-s1|libstdc\+\+6|gcc-[0-9]+-base)$'

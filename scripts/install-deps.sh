@@ -8,6 +8,7 @@ packages=(
   libtorch-dev            # LibTorch 1.13 (CPU)
   libgloo-dev             # headers that c10d's ProcessGroupGloo needs
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev catch2
+  nlohmann-json3-dev      # everything trainer writes as JSON (metrics.jsonl, run.json, --json)
   zlib1g-dev              # gzip'd IDX files and deflated .npz members
   libcurl4-openssl-dev libssl-dev  # downloading reuters.npz, checking its SHA-256
   libopenblas0-pthread    # LibTorch's fp32 Linear goes through libblas.so.3; see README "BLAS"

@@ -93,4 +93,25 @@ inline double number_after(const std::string& text, const std::string& key) {
   return std::stod(m[1].str());
 }
 
+// What Python's json module (a parser that is not the one that wrote the
+// text) reads at EXPRESSION, a Python expression of the parsed document `d`
+// ("d['experiment']"), as UTF-8; "<unparsable>" when the text is not JSON.
+// Callers check system_python_has("json") first.
+inline std::string python_reads_json(const std::string& dir, const std::string& json_text,
+                                     const std::string& expression) {
+  const std::string document = dir + "/python-reads.json";
+  std::ofstream(document) << json_text;
+  const std::string script = "import json,sys\ntry: d = json.loads(open(sys.argv[1], encoding='utf-8').read())\n"
+                             "except ValueError: sys.stdout.write('<unparsable>'); sys.exit(0)\n"
+                             "sys.stdout.buffer.write(str(" + expression + ").encode('utf-8'))\n";
+  std::ofstream(dir + "/python-reads.py") << script;
+  FILE* pipe = popen(("/usr/bin/python3 " + dir + "/python-reads.py " + document).c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  REQUIRE(pclose(pipe) == 0);
+  return out;
+}
+
 }  // namespace trainer::testing

@@ -21,6 +21,7 @@ trainer_require_package(spdlog 1.9 libspdlog-dev)
 trainer_require_package(ZLIB 1.2 zlib1g-dev)
 trainer_require_package(CURL 7.74 libcurl4-openssl-dev)
 trainer_require_package(OpenSSL 1.1 libssl-dev)
+trainer_require_package(nlohmann_json 3.9 nlohmann-json3-dev)
 # Debian keeps opensslconf.h in the multiarch include folder, which the
 # compiler searches on its own only under /usr: OpenSSL headers found
 # elsewhere (the GPU machine's bundle) need that folder named.

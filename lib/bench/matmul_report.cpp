@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 #include "util/error.h"
+#include "util/json.h"
 
 namespace trainer {
 namespace {
@@ -60,20 +63,23 @@ std::string format_matmul_text(const std::vector<MatmulResult>& results) {
 }
 
 std::string format_matmul_json(const std::vector<MatmulResult>& results) {
-  std::string out = "{\"benchmark\":\"matmul\",\"results\":[";
-  for (size_t i = 0; i < results.size(); ++i) {
-    const auto& r = results[i];
-    out += printf_string(
-        "%s{\"device\":\"%s\",\"dtype\":\"%s\",\"m\":%lld,\"k\":%lld,\"n\":%lld,\"repeats\":%d,"
-        "\"median_seconds\":%.9g,\"best_seconds\":%.9g,\"gflops\":%.9g,\"checksum\":%.17g",
-        i ? "," : "", r.device.c_str(), r.dtype.c_str(), static_cast<long long>(r.shape.m),
-        static_cast<long long>(r.shape.k), static_cast<long long>(r.shape.n), r.repeats, r.median_seconds,
-        r.best_seconds, r.gflops(), r.checksum);
-    out += r.peak_gflops ? printf_string(",\"peak_gflops\":%.9g,\"peak_fraction\":%.6g}", *r.peak_gflops,
-                                         r.gflops() / *r.peak_gflops)
-                         : std::string(",\"peak_gflops\":null,\"peak_fraction\":null}");
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& r : results) {
+    const double gflops = r.gflops();
+    list.push_back({{"device", r.device},
+                    {"dtype", r.dtype},
+                    {"m", r.shape.m},
+                    {"k", r.shape.k},
+                    {"n", r.shape.n},
+                    {"repeats", r.repeats},
+                    {"median_seconds", json_number(r.median_seconds)},
+                    {"best_seconds", json_number(r.best_seconds)},
+                    {"gflops", json_number(gflops)},
+                    {"checksum", json_number(r.checksum)},
+                    {"peak_gflops", r.peak_gflops ? json_number(*r.peak_gflops) : nullptr},
+                    {"peak_fraction", r.peak_gflops ? json_number(gflops / *r.peak_gflops) : nullptr}});
   }
-  return out + "]}\n";
+  return json_line({{"benchmark", "matmul"}, {"results", list}});
 }
 
 }  // namespace trainer

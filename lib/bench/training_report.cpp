@@ -2,6 +2,9 @@
 
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
+#include "util/json.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -26,18 +29,24 @@ std::string format_training_bench_text(const TrainingBenchResult& r) {
 }
 
 std::string format_training_bench_json(const TrainingBenchResult& r) {
-  char text[1024];
-  std::snprintf(text, sizeof text,
-                "{\"benchmark\":\"training\",\"experiment\":\"%s\",\"device\":\"%s\",\"precision\":\"%s\",\"batch_size\":%lld,"
-                "\"steps\":%lld,\"steps_per_second\":%.9g,\"samples_per_second\":%.9g,\"seconds\":{\"data\":%.9g,"
-                "\"forward\":%.9g,\"backward\":%.9g,\"optimizer\":%.9g,\"gradient_sync\":0},"
-                "\"peak_memory_bytes\":%lld,\"memory_budget_bytes\":%lld,\"max_batch\":%s}\n",
-                r.experiment.c_str(), r.device.c_str(), r.precision.c_str(), static_cast<long long>(r.batch_size),
-                static_cast<long long>(r.steps), r.steps_per_second(), r.samples_per_second(), r.times.data,
-                r.times.forward, r.times.backward, r.times.optimizer, static_cast<long long>(r.peak_memory_bytes),
-                static_cast<long long>(r.memory_budget_bytes),
-                r.max_batch > 0 ? std::to_string(r.max_batch).c_str() : "null");
-  return text;
+  nlohmann::ordered_json json;
+  json["benchmark"] = "training";
+  json["experiment"] = r.experiment;
+  json["device"] = r.device;
+  json["precision"] = r.precision;
+  json["batch_size"] = r.batch_size;
+  json["steps"] = r.steps;
+  json["steps_per_second"] = json_number(r.steps_per_second());
+  json["samples_per_second"] = json_number(r.samples_per_second());
+  json["seconds"] = {{"data", json_number(r.times.data)},
+                     {"forward", json_number(r.times.forward)},
+                     {"backward", json_number(r.times.backward)},
+                     {"optimizer", json_number(r.times.optimizer)},
+                     {"gradient_sync", 0}};
+  json["peak_memory_bytes"] = r.peak_memory_bytes;
+  json["memory_budget_bytes"] = r.memory_budget_bytes;
+  json["max_batch"] = r.max_batch > 0 ? nlohmann::ordered_json(r.max_batch) : nullptr;
+  return json_line(json);
 }
 
 }  // namespace trainer

@@ -1,21 +1,15 @@
 // The text and JSON forms of `trainer devices`. Torch-free.
+#include <cmath>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "device/inventory_report.h"
+#include "util/json.h"
 #include "util/text.h"
 
 namespace trainer {
 namespace {
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string join_isa(const CpuInfo& cpu) {
   std::string out;
@@ -57,29 +51,31 @@ std::string format_inventory_text(const DeviceInventory& inventory) {
 std::string format_inventory_json(const DeviceInventory& inventory) {
   const CpuInfo& cpu = inventory.cpu;
   const BuildInfo& build = inventory.build;
-  std::string isa;
-  for (const auto& flag : cpu.isa) isa += (isa.empty() ? "" : ",") + json_string(flag);
-  char mhz[32];
-  std::snprintf(mhz, sizeof mhz, "%.1f", cpu.mhz);
-  std::string out = "{\"cpu\":{\"model\":" + json_string(cpu.model) +
-                    ",\"physical_cores\":" + std::to_string(cpu.physical_cores) +
-                    ",\"logical_cores\":" + std::to_string(cpu.logical_cores) + ",\"mhz\":" + mhz + ",\"isa\":[" +
-                    isa + "]},\"gpus\":[";
-  for (size_t i = 0; i < inventory.gpus.size(); ++i) {
-    const auto& gpu = inventory.gpus[i];
-    out += std::string(i ? "," : "") + "{\"index\":" + std::to_string(gpu.index) + ",\"name\":" +
-           json_string(gpu.name) + ",\"total_bytes\":" + std::to_string(gpu.total_bytes) +
-           ",\"free_bytes\":" + std::to_string(gpu.free_bytes) + ",\"compute_capability\":\"" +
-           std::to_string(gpu.major) + "." + std::to_string(gpu.minor) + "\"}";
-  }
-  out += "],\"build\":{\"libtorch\":" + json_string(build.torch_version) + ",\"cuda\":" +
-         (build.cuda ? json_string(build.cuda_version) : "null") + ",\"cudnn\":" +
-         (build.cudnn_version.empty() ? "null" : json_string(build.cudnn_version)) + ",\"nccl\":" +
-         (build.nccl ? "true" : "false") + ",\"onednn\":" + (build.onednn ? "true" : "false") +
-         ",\"mkl\":" + (build.mkl ? "true" : "false") + ",\"blas\":" + json_string(build.blas) +
-         ",\"intra_op_threads\":" + std::to_string(build.intra_op_threads) +
-         ",\"cpu_autocast\":" + (build.cpu_fp16_autocast ? "[\"bf16\",\"fp16\"]" : "[\"bf16\"]") + "}}\n";
-  return out;
+  nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+  for (const auto& gpu : inventory.gpus)
+    gpus.push_back({{"index", gpu.index},
+                    {"name", gpu.name},
+                    {"total_bytes", gpu.total_bytes},
+                    {"free_bytes", gpu.free_bytes},
+                    {"compute_capability", std::to_string(gpu.major) + "." + std::to_string(gpu.minor)}});
+  nlohmann::ordered_json json;
+  json["cpu"] = {{"model", cpu.model},
+                 {"physical_cores", cpu.physical_cores},
+                 {"logical_cores", cpu.logical_cores},
+                 {"mhz", json_number(std::round(cpu.mhz * 10) / 10)},
+                 {"isa", cpu.isa}};
+  json["gpus"] = gpus;
+  json["build"] = {{"libtorch", build.torch_version},
+                   {"cuda", build.cuda ? nlohmann::ordered_json(build.cuda_version) : nullptr},
+                   {"cudnn", build.cudnn_version.empty() ? nullptr : nlohmann::ordered_json(build.cudnn_version)},
+                   {"nccl", build.nccl},
+                   {"onednn", build.onednn},
+                   {"mkl", build.mkl},
+                   {"blas", build.blas},
+                   {"intra_op_threads", build.intra_op_threads},
+                   {"cpu_autocast", build.cpu_fp16_autocast ? std::vector<std::string>{"bf16", "fp16"}
+                                                            : std::vector<std::string>{"bf16"}}};
+  return json_line(json);
 }
 
 }  // namespace trainer

@@ -89,6 +89,19 @@ TEST_CASE("trainer bench FILE times training steps without writing a run", "[ben
                                   dir);
     CHECK(over.exit_code == 6);
   }
+  SECTION("a hostile experiment name reaches --json intact") {
+    if (!system_python_has("json")) {
+      WARN("SKIPPED: /usr/bin/python3 cannot import json");
+      return;
+    }
+    // YAML's double-quoted escapes: a quote, a backslash, a tab, \x01, é and 名.
+    const auto named = run_trainer({"bench", experiment, "--steps", "1", "--json", "--set",
+                                    "experiment.name=\"my \\\"quoted\\\" \\\\ exp\\t\\x01 caf\\u00e9 \\u540d\""},
+                                   dir);
+    INFO(named.err);
+    REQUIRE(named.exit_code == 0);
+    CHECK(python_reads_json(dir, named.out, "d['experiment']") == "my \"quoted\" \\ exp\t\x01 caf\u00e9 \u540d");
+  }
   SECTION("--find-max-batch without a budget is a usage error") {
     CHECK(run_trainer({"bench", experiment, "--find-max-batch"}, dir).exit_code == 2);
   }
