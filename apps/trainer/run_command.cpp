@@ -10,6 +10,7 @@
 #include "distributed/supervisor.h"
 #include "train/resume_config.h"
 #include "train/run_dir.h"
+#include "train/run_record.h"
 #include "train/trainer.h"
 #include "util/error.h"
 #include "util/logging.h"
@@ -80,7 +81,12 @@ int supervise_ranks(const RunArgs& args, const ExperimentConfig& config, const G
   if (args.node_rank == 0 || !args.resume.empty()) plan.run_dir = run_dir_for(config, args);
   log().info("starting {} on this node ({} in all){}", count_of(plan.local_ranks, "rank"), plan.local_ranks * plan.nnodes,
              plan.run_dir.empty() ? "" : "; logs in " + plan.run_dir + "/worklog.N");
-  return supervise(plan);
+  const int exit_code = supervise(plan);
+  // The ranks' exit codes are the supervisor's to combine, and a rank 0
+  // killed outright recorded nothing: run.json ends with the run's own code.
+  if (!plan.run_dir.empty())
+    if (const std::string problem = settle_run_json(plan.run_dir, exit_code); !problem.empty()) log().warn("{}", problem);
+  return exit_code;
 }
 
 }  // namespace

@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include <sched.h>
+
+#include "util/read_file.h"
 
 namespace trainer {
 namespace {
@@ -57,10 +58,7 @@ CpuInfo parse_cpuinfo(const std::string& text) {
 }
 
 CpuInfo read_cpu_info() {
-  std::ifstream file("/proc/cpuinfo");
-  std::stringstream text;
-  text << file.rdbuf();
-  CpuInfo info = parse_cpuinfo(text.str());
+  CpuInfo info = parse_cpuinfo(read_text_file("/proc/cpuinfo").value_or(""));
   if (info.logical_cores == 0) info.logical_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (info.physical_cores == 0) info.physical_cores = info.logical_cores;
   return info;

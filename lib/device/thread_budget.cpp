@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 #include "device/cpu_info.h"
+#include "util/read_file.h"
 
 namespace trainer {
 namespace {
@@ -33,18 +33,11 @@ std::string per_rank_note(int ranks) {
   return ranks > 1 ? ", split between " + std::to_string(ranks) + " ranks" : "";
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 // cgroup v2: the smallest cpu.max from this process's cgroup up to the root.
 double cgroup_v2_cpus(const std::string& relative) {
   double smallest = 0;
   for (std::string path = relative;; path = path.substr(0, path.find_last_of('/'))) {
-    const double cpus = cpus_of_cpu_max(read_text("/sys/fs/cgroup" + path + "/cpu.max"));
+    const double cpus = cpus_of_cpu_max(read_text_file("/sys/fs/cgroup" + path + "/cpu.max").value_or(""));
     if (cpus > 0 && (smallest == 0 || cpus < smallest)) smallest = cpus;
     if (path.empty() || path == "/") break;
   }
@@ -52,15 +45,15 @@ double cgroup_v2_cpus(const std::string& relative) {
 }
 
 double cgroup_v1_cpus() {
-  const std::string quota = read_text("/sys/fs/cgroup/cpu/cpu.cfs_quota_us");
-  const std::string period = read_text("/sys/fs/cgroup/cpu/cpu.cfs_period_us");
+  const std::string quota = read_text_file("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").value_or("");
+  const std::string period = read_text_file("/sys/fs/cgroup/cpu/cpu.cfs_period_us").value_or("");
   const double q = std::atof(quota.c_str()), p = std::atof(period.c_str());
   return q > 0 && p > 0 ? q / p : 0;
 }
 
 double cgroup_cpus() {
   // "0::/user.slice/job.scope" is the v2 hierarchy's line.
-  std::istringstream lines(read_text("/proc/self/cgroup"));
+  std::istringstream lines(read_text_file("/proc/self/cgroup").value_or(""));
   for (std::string line; std::getline(lines, line);)
     if (line.rfind("0::", 0) == 0) return cgroup_v2_cpus(line.substr(3));
   return cgroup_v1_cpus();

@@ -26,11 +26,13 @@
 #include "train/progress.h"
 #include "train/resume_config.h"
 #include "train/run_dir.h"
+#include "train/run_record.h"
 #include "train/train_step.h"
 #include "train/validation.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/read_file.h"
 #include "util/signals.h"
 #include "util/stopwatch.h"
 #include "util/text.h"
@@ -90,7 +92,22 @@ class TrainingLoop {
     }
     cluster_.finish();
     log().info("done: {}; run directory {}", count_of(config_.train.epochs, "epoch"), run_.path);
+    record_end(static_cast<int>(ExitCode::kSuccess), "");
     return summary;
+  }
+
+  // RUN_DIR/run.json's last version, once the run directory exists: rank 0
+  // writes it. A failure to write it must not hide why the run ended, so it
+  // is only warned about when the run failed anyway.
+  void record_end(int exit_code, const std::string& error) {
+    if (!cluster_.is_root() || record_.run().path.empty()) return;
+    record_.finish(exit_code, error);
+    if (exit_code == static_cast<int>(ExitCode::kSuccess)) return record_.write();
+    try {
+      record_.write();
+    } catch (const Error& e) {
+      log().warn("{}", e.what());
+    }
   }
 
   // Tells the other ranks this one is failing, so they stop at once and name it.
@@ -102,11 +119,13 @@ class TrainingLoop {
     // empty run directory; a supervisor made it before starting the ranks.
     if (cluster_.is_root())
       run_ = options_.launch && !options_.launch->run_dir.empty()
-                 ? RunDir{options_.launch->run_dir}
+                 ? RunDir{options_.launch->run_dir, {}}
                  : open_run_dir(config_.log.dir, config_.experiment.name, config_.log.run_name, {}, options_.run_dir);
     run_.path = cluster_.communicator().share_from_rank0("run directory", run_.path);
     if (cluster_.is_root()) {
       write_file_atomic(run_.config(), to_yaml(config_));
+      record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());
+      record_.write();
       // Once the run has started: a run that never starts is removed, and latest never points at it.
       if (const std::string problem = update_latest_link(run_, config_.log.dir, config_.experiment.name); !problem.empty())
         log().warn("{}", problem);
@@ -118,6 +137,11 @@ class TrainingLoop {
     const ResumePoint point = find_resume_point(options_.resume);
     run_ = point.run;
     open_logs();
+    if (cluster_.is_root()) {
+      record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());
+      record_.set_metrics_jsonl(read_text_file(run_.metrics()).value_or(""));
+      record_.write();
+    }
     const std::string checkpoint = load_newest_usable(point);
     if (cluster_.is_root()) keep_config_in_force();
     if (LossScaler* scaler = precision_.scaler(); scaler && state_.loss_scaler.defined())
@@ -129,6 +153,9 @@ class TrainingLoop {
     if (cluster_.is_root()) {
       truncate_metrics(run_, state_.epoch);
       remove_debris();
+      record_.set_metrics_jsonl(read_text_file(run_.metrics()).value_or(""));
+      record_.set_resumed_from(checkpoint);
+      record_.write();
     }
     log().info("resumed from {} (epoch {} done, step {} of the next)", checkpoint, state_.epoch,
                state_.step_in_epoch);
@@ -137,15 +164,13 @@ class TrainingLoop {
   // A resume that changed keys (run_command checked they may change):
   // config.yaml becomes the config in force, the earlier one config.resume-N.yaml.
   void keep_config_in_force() {
-    std::ifstream saved(run_.config());
-    std::stringstream saved_text;
-    saved_text << saved.rdbuf();
+    const std::optional<std::string> saved = read_text_file(run_.config());
     const std::string now = to_yaml(config_);
-    if (saved && saved_text.str() == now) return;
+    if (saved == now) return;
     std::string kept;
     for (int n = 1; kept.empty() || std::filesystem::exists(kept); ++n)
       kept = run_.path + "/config.resume-" + std::to_string(n) + ".yaml";
-    if (saved) write_file_atomic(kept, saved_text.str());
+    if (saved) write_file_atomic(kept, *saved);
     write_file_atomic(run_.config(), now);
     log().info("{} now holds the config in force{}", run_.config(), saved ? "; the earlier one is " + kept : "");
   }
@@ -383,6 +408,8 @@ class TrainingLoop {
   void append_metrics(const EpochRecord& record) {
     append_to_file(run_.metrics(), format_metrics_json(record));
     throw_if_log_write_failed();
+    record_.add_epoch(record);
+    record_.write();
   }
 
   const ExperimentConfig& config_;
@@ -398,6 +425,7 @@ class TrainingLoop {
   std::unique_ptr<GradientReducer> reducer_;
   std::unique_ptr<TrainStep> step_;
   RunDir run_;
+  RunRecord record_;  // rank 0's
   TrainingState state_;
   int64_t steps_per_epoch_ = 0;
 };
@@ -412,7 +440,8 @@ RunSummary run_training(const ExperimentConfig& config, const RunOptions& option
     RunSummary summary = loop->run();
     close_log_file();
     return summary;
-  } catch (const InterruptedError&) {
+  } catch (const InterruptedError& e) {
+    if (loop) loop->record_end(static_cast<int>(e.code()), e.what());
     close_log_file();
     throw;
   } catch (const std::exception& e) {
@@ -422,6 +451,8 @@ RunSummary run_training(const ExperimentConfig& config, const RunOptions& option
       log_error_to_files(e.what());
       if (loop) loop->mark_failed(e.what());
     }
+    const auto* error = dynamic_cast<const Error*>(&e);
+    if (loop) loop->record_end(static_cast<int>(error ? error->code() : ExitCode::kInternal), e.what());
     close_log_file();
     throw;
   }

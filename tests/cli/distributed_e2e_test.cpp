@@ -13,6 +13,8 @@
 #include <regex>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_runner.h"
 #include "distributed/supervisor.h"
 #include "epoch_records.h"
@@ -132,6 +134,11 @@ TEST_CASE("trainer starts one rank per device and only rank 0 writes the epoch l
   CHECK(lines == 2);
   // Rank 1 says nothing on the console unless something is wrong.
   CHECK_THAT(result.err, !Catch::Contains("[rank 1]"));
+  const auto record = nlohmann::json::parse(read_text(run + "/run.json"));
+  CHECK(record["status"] == "done");
+  CHECK(record["world_size"] == 2);
+  CHECK(record["devices"] == nlohmann::json::array({"cpu", "cpu"}));
+  CHECK(record["epochs_done"] == 2);
 }
 
 TEST_CASE("ranks started by an external launcher's environment (torchrun, SLURM)", "[dist][e2e]") {
@@ -238,6 +245,23 @@ TEST_CASE("a rank killed mid-epoch stops the others, who name it, and nothing is
   CHECK_THAT(read_text(run_dir_of(dir) + "/worklog.0"), Catch::Contains("rank 2"));
   CHECK_FALSE(process_exists(rank0));
   CHECK_FALSE(process_exists(victim));
+  const auto record = nlohmann::json::parse(read_text(run_dir_of(dir) + "/run.json"));
+  CHECK(record["status"] == "failed");
+  CHECK(record["exit_code"] == 8);
+  CHECK_THAT(record["error"].get<std::string>(), Catch::Contains("rank 2"));
+}
+
+TEST_CASE("rank 0 killed outright: the supervisor records the run as failed in run.json", "[dist][e2e][faults][runjson]") {
+  const LongRun run = start_long_run("dist-kill-rank0", 2);
+  kill(run.ranks[0], SIGKILL);
+  const auto result = wait_trainer(run.supervisor, run.dir);
+  INFO(result.err);
+  CHECK(result.exit_code == 8);
+  const auto record = nlohmann::json::parse(read_text(run_dir_of(run.dir) + "/run.json"));
+  CHECK(record["status"] == "failed");
+  CHECK(record["exit_code"] == 8);
+  CHECK(record["ended_at"].is_string());
+  CHECK_THAT(record["error"].get<std::string>(), Catch::Contains("rank 0 ended without recording why"));
 }
 
 TEST_CASE("a rank that stops responding is named by the heartbeat within dist.timeout", "[dist][e2e][faults]") {

@@ -42,7 +42,7 @@ TEST_CASE("bytes that are not UTF-8 become U+FFFD instead of failing or writing 
   CHECK(back.at("name") == "caf\xef\xbf\xbd");
 }
 
-TEST_CASE("non-finite numbers are written as null; floats with the epoch log's nine digits", "[util][json]") {
+TEST_CASE("non-finite numbers are written as null, floats with the epoch log's nine digits", "[util][json]") {
   const double inf = std::numeric_limits<double>::infinity();
   const json back = parse_line(json_line(nlohmann::ordered_json{{"nan", json_number(std::nan(""))},
                                                                 {"inf", json_number(-inf)},

@@ -1,0 +1,198 @@
+// RUN_DIR/run.json, the record scripts read: one for each way a run ends.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "experiment_files.h"
+
+using namespace trainer::testing;
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;  // keeps the keys in the order written
+
+namespace {
+
+json read_run_json(const std::string& run_dir) {
+  const std::string text = read_text(run_dir + "/run.json");
+  INFO(run_dir + "/run.json: " + text);
+  REQUIRE_FALSE(text.empty());
+  return json::parse(text);
+}
+
+std::string absolute(const std::string& path) { return fs::absolute(path).lexically_normal().string(); }
+
+// 16 features, 4 classes, accuracy and MSE besides the loss.
+std::string small_experiment(const std::string& dir, const std::string& extra = "") {
+  MlpExperiment spec;
+  spec.name = "small";
+  spec.samples = 400;
+  spec.features = 16;
+  spec.units = 32;
+  spec.run_name = "run";
+  spec.extra = "metrics: [accuracy, mse]\ntrain: {epochs: 3, batch_size: 20}\n" + extra;
+  return write_mlp_experiment(dir, spec);
+}
+
+}  // namespace
+
+TEST_CASE("run.json of a finished run: status, times, best and last metrics, paths", "[e2e][runjson]") {
+  const std::string dir = fresh_dir("runjson-done");
+  const auto result = run_trainer({"run", small_experiment(dir)}, dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const std::string run = dir + "/runs/small/run";
+  const json record = read_run_json(run);
+  CHECK(record["format"] == 1);
+  CHECK(record["status"] == "done");
+  CHECK(record["exit_code"] == 0);
+  CHECK(record["error"].is_null());
+  CHECK(record["experiment"] == "small");
+  CHECK(record["epochs"] == 3);
+  CHECK(record["epochs_done"] == 3);
+  CHECK(record["devices"] == json::array({"cpu"}));
+  CHECK(record["world_size"] == 1);
+  CHECK(record["pid"].get<int>() > 0);
+  CHECK(record["host"].get<std::string>().size() > 0);
+  // RFC 3339 with the offset; a string comparison orders them.
+  CHECK_THAT(record["started_at"].get<std::string>(),
+             Catch::Matches(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d)"));
+  CHECK(record["ended_at"].get<std::string>() >= record["started_at"].get<std::string>());
+  CHECK(record["resumed_from"].is_null());
+
+  // Best and last agree with metrics.jsonl, value for value.
+  std::vector<json> epochs;
+  std::istringstream lines(read_text(run + "/metrics.jsonl"));
+  for (std::string line; std::getline(lines, line);) epochs.push_back(json::parse(line));
+  REQUIRE(epochs.size() == 3);
+  const json& metrics = record["metrics"];
+  std::vector<std::string> keys;
+  for (const auto& item : metrics.items()) keys.push_back(item.key());
+  CHECK(keys == std::vector<std::string>{"loss", "accuracy", "mse", "val_loss", "val_accuracy", "val_mse"});
+  for (const std::string& key : keys) {
+    INFO(key);
+    double best = epochs[0][key];
+    int best_epoch = 1;
+    const bool higher = key.find("accuracy") != std::string::npos;
+    for (int i = 1; i < 3; ++i)
+      if (higher ? epochs[i][key] > best : epochs[i][key] < best) best = epochs[i][key], best_epoch = i + 1;
+    CHECK(metrics[key]["last"] == epochs[2][key]);
+    CHECK(metrics[key]["last_epoch"] == 3);
+    CHECK(metrics[key]["best"] == best);
+    CHECK(metrics[key]["best_epoch"] == best_epoch);
+    CHECK(metrics[key]["higher_is_better"] == higher);
+  }
+
+  const json& paths = record["paths"];
+  CHECK(paths["run_dir"] == absolute(run));
+  CHECK(paths["config"] == absolute(run + "/config.yaml"));
+  CHECK(paths["log"] == absolute(run + "/train.log"));
+  CHECK(paths["metrics"] == absolute(run + "/metrics.jsonl"));
+  CHECK(paths["checkpoints"] == absolute(run + "/checkpoints"));
+  CHECK(paths["last_checkpoint"] == absolute(run + "/checkpoints/epoch-0003.pt"));
+  for (const char* key : {"config", "log", "metrics", "last_checkpoint"}) CHECK(fs::exists(paths[key].get<std::string>()));
+  // latest leads to it.
+  CHECK(read_run_json(dir + "/runs/small/latest")["pid"] == record["pid"]);
+}
+
+TEST_CASE("run.json while running, interrupted, then resumed to the end", "[e2e][runjson][signal]") {
+  const std::string dir = fresh_dir("runjson-interrupted");
+  MlpExperiment spec;
+  spec.name = "long";
+  spec.samples = 60000;
+  spec.features = 64;
+  spec.units = 256;
+  spec.run_name = "run";
+  spec.extra = "train: {epochs: 2, batch_size: 32}\n";
+  const std::string experiment = write_mlp_experiment(dir, spec);
+  const std::string run = dir + "/runs/long/run";
+  const pid_t pid = spawn_trainer({"run", experiment}, dir);
+  for (int i = 0; i < 400 && !fs::exists(run + "/run.json"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  const json running = read_run_json(run);
+  CHECK(running["status"] == "running");
+  CHECK(running["exit_code"].is_null());
+  CHECK(running["ended_at"].is_null());
+  CHECK(running["pid"] == pid);
+  CHECK(running["epochs_done"] == 0);
+  CHECK(running["paths"]["last_checkpoint"].is_null());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGTERM);
+  const auto cut = wait_trainer(pid, dir);
+  INFO(cut.err);
+  if (cut.exit_code == 0) {
+    WARN("the run finished before the signal arrived; nothing was interrupted");
+    return;
+  }
+  REQUIRE(cut.exit_code == 9);
+  const json interrupted = read_run_json(run);
+  CHECK(interrupted["status"] == "interrupted");
+  CHECK(interrupted["exit_code"] == 9);
+  CHECK_THAT(interrupted["error"].get<std::string>(), Catch::Contains("interrupted in epoch"));
+  CHECK(interrupted["ended_at"].is_string());
+  REQUIRE(interrupted["paths"]["last_checkpoint"].is_string());
+  CHECK(fs::exists(interrupted["paths"]["last_checkpoint"].get<std::string>()));
+
+  const auto rest = run_trainer({"run", "--resume", run}, dir);
+  INFO(rest.err);
+  REQUIRE(rest.exit_code == 0);
+  const json done = read_run_json(run);
+  CHECK(done["status"] == "done");
+  CHECK(done["exit_code"] == 0);
+  CHECK(done["error"].is_null());
+  CHECK(done["epochs_done"] == 2);
+  CHECK(done["resumed_from"] == interrupted["paths"]["last_checkpoint"]);
+  CHECK(done["pid"] != interrupted["pid"]);
+  CHECK(done["metrics"]["loss"]["last_epoch"] == 2);
+}
+
+TEST_CASE("run.json of a diverged and of a failed run", "[e2e][runjson][errors]") {
+  const std::string dir = fresh_dir("runjson-failures");
+  SECTION("diverged: exit 7, no epoch recorded") {
+    const auto result = run_trainer({"run", small_experiment(dir, "optimizer: {name: sgd, lr: 1.0e+30}\n"), "--set",
+                                     "train.check_finite_every=2"},
+                                    dir);
+    CHECK(result.exit_code == 7);
+    const json record = read_run_json(dir + "/runs/small/run");
+    CHECK(record["status"] == "diverged");
+    CHECK(record["exit_code"] == 7);
+    CHECK_THAT(record["error"].get<std::string>(), Catch::Contains("NaN or infinite"));
+    CHECK(record["epochs_done"] == 0);
+    CHECK(record["metrics"] == json::object());
+    CHECK(record["paths"]["last_checkpoint"].is_null());
+  }
+  SECTION("failed: out of memory is exit 6, the message kept") {
+    const auto result = run_trainer({"run", small_experiment(dir, "memory_limit: 1MiB\n"), "--set",
+                                     "train.batch_size=400", "--set", "model.layers.0.units=4096"},
+                                    dir);
+    CHECK(result.exit_code == 6);
+    const json record = read_run_json(dir + "/runs/small/run");
+    CHECK(record["status"] == "failed");
+    CHECK(record["exit_code"] == 6);
+    CHECK_THAT(record["error"].get<std::string>(), Catch::Contains("memory_limit"));
+  }
+}
+
+TEST_CASE("run.json keeps a hostile experiment name, as Python reads it", "[e2e][runjson][json]") {
+  if (!system_python_has("json")) {
+    WARN("SKIPPED: /usr/bin/python3 cannot import json");
+    return;
+  }
+  const std::string dir = fresh_dir("runjson-hostile");
+  // YAML's double-quoted escapes: quotes, a backslash, a tab, \x01, é and 名.
+  const auto result = run_trainer({"run", small_experiment(dir), "--set", "train.epochs=1", "--set",
+                                   R"(experiment.name="my \"quoted\" \\ exp\t\x01 caf\u00e9 \u540d")"},
+                                  dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const std::string name = "my \"quoted\" \\ exp\t\x01 caf\u00e9 \u540d";
+  const std::string text = read_text(dir + "/runs/" + name + "/run/run.json");
+  CHECK(python_reads_json(dir, text, "d['experiment']") == name);
+  CHECK(python_reads_json(dir, text, "d['paths']['run_dir']") == absolute(dir + "/runs/" + name + "/run"));
+  CHECK(python_reads_json(dir, text, "d['status']") == "done");
+}
