@@ -69,6 +69,7 @@ std::optional<LaunchInfo> from_slurm(const EnvLookup& env) {
   info.master_addr = read(env, "MASTER_ADDR").value_or(first_slurm_host(*nodelist));
   info.master_port = read_int(env, "MASTER_PORT", 1, 29500);
   info.source = "SLURM";
+  info.rank_is_slurm_task = true;
   check_consistent(info, "SLURM_PROCID", "SLURM_NTASKS");
   return info;
 }

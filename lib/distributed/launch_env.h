@@ -20,6 +20,9 @@ struct LaunchInfo {
   // TORCHELASTIC_USE_AGENT_STORE).
   bool rank0_hosts_store = true;
   std::string source = "single process";  // for the log header
+  // SLURM's tasks: each rank is a task with its own CPU allocation
+  // (SLURM_CPUS_PER_TASK is per rank, not per host).
+  bool rank_is_slurm_task = false;
   // The run directory a supervisor made before starting the ranks
   // (kRunDirVariable); empty: rank 0 makes it.
   std::string run_dir;

@@ -48,7 +48,10 @@ ResumeConfig resolve_resume_config(const std::string& resume, const std::string&
     return result;
   }
   const ExperimentConfig saved = load_experiment(run.config());
-  result.config = file.empty() ? load_experiment(run.config(), overrides) : load_experiment(file, overrides);
+  if (!file.empty())
+    result.config = load_experiment(file, overrides);
+  else
+    result.config = overrides.empty() ? saved : load_experiment(run.config(), overrides);
   result.changes = diff_configs(saved, result.config);
   bool refused = false;
   for (const ConfigChange& change : result.changes) refused = refused || !may_change_on_resume(change.key);

@@ -5,12 +5,16 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/read_file.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -115,15 +119,17 @@ ResumePoint find_resume_point(const std::string& target) {
 }
 
 void truncate_metrics(const RunDir& run, int64_t epoch) {
-  std::ifstream in(run.metrics());
-  if (!in) return;
-  std::string kept, line;
-  static const std::regex epoch_field(R"(^\{"epoch":(\d+))");
-  while (std::getline(in, line)) {
-    std::smatch match;
-    if (std::regex_search(line, match, epoch_field) && std::stoll(match[1].str()) <= epoch) kept += line + "\n";
+  const std::optional<std::string> text = read_text_file(run.metrics());
+  if (!text) return;
+  std::istringstream lines(*text);
+  std::string kept;
+  for (std::string line; std::getline(lines, line);) {
+    // A line that is not a record (cut short by a full disk) goes too.
+    const auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (record.is_object() && record.contains("epoch") && record["epoch"].is_number_integer() &&
+        record["epoch"].get<int64_t>() <= epoch)
+      kept += line + "\n";
   }
-  in.close();
   write_file_atomic(run.metrics(), kept);
 }
 

@@ -11,7 +11,7 @@ namespace trainer {
 struct RunDir {
   std::string path;
   // The name asked for when another run had it (this one got "-2", ...).
-  std::string taken_name;
+  std::string taken_name = {};
   std::string config() const { return path + "/config.yaml"; }
   std::string log() const { return path + "/train.log"; }
   std::string metrics() const { return path + "/metrics.jsonl"; }

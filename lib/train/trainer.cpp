@@ -43,7 +43,7 @@ namespace {
 
 int ranks_on_this_host(const RunOptions& options) { return options.launch ? options.launch->local_world_size : 1; }
 // srun starts each rank as a task of its own, with its own SLURM_CPUS_PER_TASK.
-bool rank_is_slurm_task(const RunOptions& options) { return options.launch && options.launch->source == "SLURM"; }
+bool rank_is_slurm_task(const RunOptions& options) { return options.launch && options.launch->rank_is_slurm_task; }
 
 torch::Device rank_device(const ExperimentConfig& config, const RunOptions& options) {
   return resolve_device(device_of_local_rank(config.devices.entries, options.launch ? options.launch->local_rank : 0));
@@ -119,7 +119,7 @@ class TrainingLoop {
     // empty run directory; a supervisor made it before starting the ranks.
     if (cluster_.is_root())
       run_ = options_.launch && !options_.launch->run_dir.empty()
-                 ? RunDir{options_.launch->run_dir, {}}
+                 ? RunDir{options_.launch->run_dir}
                  : open_run_dir(config_.log.dir, config_.experiment.name, config_.log.run_name, {}, options_.run_dir);
     run_.path = cluster_.communicator().share_from_rank0("run directory", run_.path);
     if (cluster_.is_root()) {

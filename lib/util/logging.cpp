@@ -39,6 +39,12 @@ int& log_failure_slot() {
   return error;
 }
 
+// The console's sink: its level is what --log-level shows.
+std::shared_ptr<spdlog::sinks::stderr_sink_mt>& console_slot() {
+  static std::shared_ptr<spdlog::sinks::stderr_sink_mt> sink;
+  return sink;
+}
+
 // What was logged before a run's log files existed (loading the data set,
 // downloading it), copied into each file when it opens.
 std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt>& early_lines_slot() {
@@ -98,7 +104,8 @@ spdlog::level::level_enum parse_log_level(const std::string& text) {
 }
 
 void init_logging(spdlog::level::level_enum level) {
-  auto console = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+  auto& console = console_slot();
+  console = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   console->set_pattern("%^[%H:%M:%S %l]%$ %v");
   console->set_level(level);
   early_lines_slot() = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(kEarlyLines);
@@ -139,7 +146,7 @@ void set_log_rank(int rank) {
   rank_slot() = rank;
   if (!logger_slot()) init_logging(spdlog::level::info);
   if (rank == 0) return;
-  auto& console = logger_slot()->sinks().front();
+  auto& console = console_slot();
   console->set_pattern("%^[%H:%M:%S %l]%$ [rank " + std::to_string(rank) + "] %v");
   console->set_level(std::max(console->level(), spdlog::level::warn));
 }
@@ -154,7 +161,7 @@ spdlog::logger& log() {
 
 void warn_at_every_level(const std::string& message) {
   log().warn("{}", message);
-  if (logger_slot()->sinks().front()->level() > spdlog::level::warn)
+  if (console_slot()->level() > spdlog::level::warn)
     std::fprintf(stderr, "trainer: warning: %s\n", message.c_str());
 }
 

@@ -130,12 +130,14 @@ TEST_CASE("SLURM's environment describes a rank", "[dist][launch]") {
   CHECK(info->master_addr == "gpu07");
   CHECK(info->master_port == 29500);
   CHECK(info->source == "SLURM");
+  CHECK(info->rank_is_slurm_task);
   SECTION("torchrun's variables win (a launcher inside an allocation)") {
     const auto inner = launch_from_environment(env_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "8"},
                                                        {"SLURM_JOB_NODELIST", "a"}, {"RANK", "1"},
                                                        {"WORLD_SIZE", "2"}, {"MASTER_PORT", "9"}}));
     REQUIRE(inner);
     CHECK(inner->world_size == 2);
+    CHECK_FALSE(inner->rank_is_slurm_task);
   }
   SECTION("a one-task allocation leaves launching to trainer") {
     CHECK_FALSE(launch_from_environment(env_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}})));

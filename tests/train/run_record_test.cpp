@@ -46,7 +46,7 @@ TEST_CASE("a resumed run's record reads metrics.jsonl, skipping lines that are n
   config.experiment.name = "r";
   config.metrics = {"accuracy"};
   config.train.epochs = 5;
-  RunRecord record(RunDir{dir, {}}, config, "0.1.0", 1);
+  RunRecord record(RunDir{dir}, config, "0.1.0", 1);
   record.set_metrics_jsonl("{\"epoch\":1,\"loss\":0.9,\"accuracy\":0.5,\"val_loss\":1.0}\n"
                            "not json\n{\"no_epoch\":1}\n"
                            "{\"epoch\":2,\"loss\":0.7,\"accuracy\":null,\"val_loss\":0.8}\n");
@@ -74,7 +74,7 @@ TEST_CASE("a resumed run's record reads metrics.jsonl, skipping lines that are n
 TEST_CASE("the supervisor settles run.json with the run's exit code", "[train][runjson]") {
   const std::string dir = fresh_dir("run-record-settle");
   ExperimentConfig config;
-  RunRecord record(RunDir{dir, {}}, config, "0.1.0", 2);
+  RunRecord record(RunDir{dir}, config, "0.1.0", 2);
   record.write();
   SECTION("rank 0 killed: still running, now failed with the code and a pointer to the logs") {
     CHECK(settle_run_json(dir, 8).empty());
