@@ -75,7 +75,7 @@ check() {  # DESCRIPTION COMMAND...: a named pass/fail line
 found_in_prefix() {  # CACHE_ENTRY: CMake's result for it lies in the prefix
   grep -q "^$1:[A-Z]*=$prefix/" "$build/CMakeCache.txt"
 }
-for entry in yaml-cpp_DIR spdlog_DIR fmt_DIR CLI11_DIR CURL_LIBRARY_RELEASE OPENSSL_SSL_LIBRARY ZLIB_LIBRARY_RELEASE; do
+for entry in yaml-cpp_DIR spdlog_DIR fmt_DIR CLI11_DIR nlohmann_json_DIR CURL_LIBRARY_RELEASE OPENSSL_SSL_LIBRARY ZLIB_LIBRARY_RELEASE; do
   check "CMake found $entry in the bundle" found_in_prefix "$entry"
 done
 loads_from_prefix() {  # LIBRARY: the binary loads it from the prefix
