@@ -19,7 +19,7 @@ void add_summary_command(CLI::App& app, Action& selected) {
       // The data set decides input shape, vocabulary and classes.
       const DataSplits data = load_dataset(config.data, config.experiment.seed);
       const Model model = build_seeded_model(config, data.info);
-      std::cout << format_summary(config.experiment.name, model.summary);
+      std::cout << format_summary(config.experiment.name, model.summary, model.is_graph);
     };
   });
 }

@@ -7,6 +7,9 @@
 namespace trainer {
 namespace {
 
+// name, inputs, repeat: listed once, before the types (LayerSpec::visit_fields).
+constexpr long kGraphKeys = 3;
+
 struct Row {
   std::string key, type, default_value, doc;
 };
@@ -65,14 +68,25 @@ std::string config_reference_markdown() {
   defaults.visit_fields(documenter);
   write_table(out, rows);
 
-  out << "\n### Layers\n\nEach entry of `model.layers` has a `type` and the keys of that type:\n";
+  out << "\n### Layers\n\nEach entry of `model.layers` has a `type`, the keys of that type, and these keys "
+         "of the graph (see docs/models.md):\n\n";
+  {
+    LayerSpec layer;
+    std::vector<Row> common;
+    FieldDocumenter common_documenter(common, "");
+    layer.visit_fields(common_documenter);
+    common.erase(common.begin());  // `type`
+    common.resize(kGraphKeys);
+    write_table(out, common);
+  }
+  out << "\nThe types:\n";
   for (const auto& entry : EnumTable<LayerKind>::entries) {
     LayerSpec layer;
     layer.type = entry.value;
     std::vector<Row> layer_rows;
     FieldDocumenter layer_documenter(layer_rows, "");
     layer.visit_fields(layer_documenter);
-    layer_rows.erase(layer_rows.begin());  // `type` itself
+    layer_rows.erase(layer_rows.begin(), layer_rows.begin() + 1 + kGraphKeys);  // `type` and the graph's
     out << "\n`type: " << entry.name << "`";
     if (layer_rows.empty()) {
       out << " takes no other keys.\n";

@@ -1,10 +1,20 @@
 #include <yaml-cpp/yaml.h>
 
+#include <string>
+#include <type_traits>
+#include <vector>
+
 #include "config/config_writer.h"
 #include "config/yaml_codec.h"
 
 namespace trainer {
 namespace {
+
+template <class T, class = void>
+struct HasQuietDefaults : std::false_type {};
+template <class T>
+struct HasQuietDefaults<T, std::void_t<decltype(std::declval<const T&>().is_quiet_default(std::string()))>>
+    : std::true_type {};
 
 // The visitor that turns a config section into a YAML mapping.
 class FieldWriter {
@@ -30,6 +40,12 @@ class FieldWriter {
       YAML::Node node(YAML::NodeType::Map);
       FieldWriter inner(node);
       const_cast<T&>(field).visit_fields(inner);
+      if constexpr (HasQuietDefaults<T>::value) {
+        std::vector<std::string> quiet;
+        for (const auto& entry : node)
+          if (field.is_quiet_default(entry.first.as<std::string>())) quiet.push_back(entry.first.as<std::string>());
+        for (const auto& key : quiet) node.remove(key);
+      }
       return node;
     } else if constexpr (IsSectionList<T>::value) {
       YAML::Node node(YAML::NodeType::Sequence);

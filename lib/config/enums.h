@@ -20,12 +20,24 @@ template <> struct EnumTable<SequenceEnd> {
                                                       {SequenceEnd::kPost, "post"}};
 };
 
-enum class Activation { kLinear, kRelu, kTanh, kSigmoid, kGelu, kSoftmax };
+enum class Activation {
+  kLinear, kRelu, kTanh, kSigmoid, kGelu, kSoftmax, kLeakyRelu, kElu, kSilu, kSwish, kSoftplus
+};
 template <> struct EnumTable<Activation> {
   static constexpr EnumName<Activation> entries[] = {
-      {Activation::kLinear, "linear"}, {Activation::kRelu, "relu"},
-      {Activation::kTanh, "tanh"},     {Activation::kSigmoid, "sigmoid"},
-      {Activation::kGelu, "gelu"},     {Activation::kSoftmax, "softmax"}};
+      {Activation::kLinear, "linear"},        {Activation::kRelu, "relu"},
+      {Activation::kTanh, "tanh"},            {Activation::kSigmoid, "sigmoid"},
+      {Activation::kGelu, "gelu"},            {Activation::kSoftmax, "softmax"},
+      {Activation::kLeakyRelu, "leaky_relu"}, {Activation::kElu, "elu"},
+      {Activation::kSilu, "silu"},            {Activation::kSwish, "swish"},
+      {Activation::kSoftplus, "softplus"}};
+};
+
+// How upsampling2d fills the new pixels (Keras UpSampling2D interpolation).
+enum class Interpolation { kNearest, kBilinear };
+template <> struct EnumTable<Interpolation> {
+  static constexpr EnumName<Interpolation> entries[] = {{Interpolation::kNearest, "nearest"},
+                                                        {Interpolation::kBilinear, "bilinear"}};
 };
 
 // Keras: Glorot-uniform kernels, zero biases, uniform(-0.05, 0.05) embeddings.

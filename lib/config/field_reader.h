@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "config/checks.h"
@@ -19,6 +20,12 @@ template <class T>
 struct NoDeduce {
   using type = T;
 };
+
+// Sections that keep where they were written (layers, for errors found later).
+template <class S, class = void>
+struct HasSourceLocation : std::false_type {};
+template <class S>
+struct HasSourceLocation<S, std::void_t<decltype(std::declval<S&>().source_location)>> : std::true_type {};
 
 class FieldReader {
  public:
@@ -119,6 +126,7 @@ class FieldReader {
       complain(node, path, "a mapping of keys");
       return false;
     }
+    if constexpr (HasSourceLocation<S>::value) section.source_location = context_.where(path, node);
     FieldReader inner(node, path, context_);
     section.visit_fields(inner);
     inner.report_unknown_keys();

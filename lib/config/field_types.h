@@ -22,6 +22,12 @@ struct SizeRef {
 // every spatial dimension. Empty means "the layer's default".
 using Dims = std::vector<int64_t>;
 
+// Amounts of padding or cropping, each >= 0: `1`, `[1, 2]` (height, width) or
+// `[top, bottom, left, right]`.
+struct Amounts {
+  std::vector<int64_t> values;
+};
+
 // Keras `valid` / `same`, or an explicit amount of zero padding on each side.
 struct PaddingSpec {
   ConvPadding mode = ConvPadding::kValid;

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "config/metric_spec.h"
+#include "config/validate_graph.h"
 
 namespace trainer {
 namespace {
@@ -57,22 +58,6 @@ void validate_devices(const ExperimentConfig& config, ReadContext& context) {
     context.problem(context.location_of("devices"), "devices: gpu:all stands alone (it means every visible GPU)");
 }
 
-// Reports a layer's problems at the location of its key.
-class LayerContext : public LayerProblems {
- public:
-  LayerContext(std::string path, ReadContext& context) : path_(std::move(path)), context_(context) {}
-  void bad(const std::string& key, const std::string& what) override {
-    context_.problem(context_.location_of(path_ + "." + key), path_ + "." + key + ": " + what);
-  }
-  void missing(const std::string& key) override {
-    context_.problem(context_.location_of(path_ + "." + key), path_ + ": missing required key '" + key + "'");
-  }
-
- private:
-  std::string path_;
-  ReadContext& context_;
-};
-
 }  // namespace
 
 void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
@@ -81,10 +66,7 @@ void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
   validate_run_name(config, context);
   if (config.model.layers.empty())
     context.problem(context.location_of("model"), "model.layers: expected at least one layer");
-  for (size_t i = 0; i < config.model.layers.size(); ++i) {
-    LayerContext layer_context("model.layers[" + std::to_string(i) + "]", context);
-    check_layer(config.model.layers[i], layer_context);
-  }
+  validate_graph(config.model.layers, context);
   if (config.data.synthetic.shape.empty())
     context.problem(context.location_of("data.synthetic.shape"), "data.synthetic.shape: expected at least one size");
   validate_loss_input(config, context);

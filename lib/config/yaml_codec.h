@@ -153,6 +153,32 @@ struct Codec<Dims> {
 };
 
 template <>
+struct Codec<Amounts> {
+  static bool decode(const YAML::Node& n, Amounts& v) {
+    int64_t single = 0;
+    if (decode_scalar(n, single)) {
+      v.values = {single};
+      return single >= 0;
+    }
+    if (!n.IsSequence() || (n.size() != 2 && n.size() != 4)) return false;
+    v.values.clear();
+    for (const auto& item : n) {
+      if (!decode_scalar(item, single) || single < 0) return false;
+      v.values.push_back(single);
+    }
+    return true;
+  }
+  static YAML::Node encode(const Amounts& v) {
+    if (v.values.size() == 1) return YAML::Node(v.values[0]);
+    YAML::Node n(YAML::NodeType::Sequence);
+    for (auto d : v.values) n.push_back(d);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    return n;
+  }
+  static std::string expected() { return "a number >= 0, [height, width] or [top, bottom, left, right]"; }
+};
+
+template <>
 struct Codec<SizeRef> {
   static bool decode(const YAML::Node& n, SizeRef& v) {
     int64_t number = 0;

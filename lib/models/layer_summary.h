@@ -9,14 +9,16 @@ namespace trainer {
 struct LayerSummary {
   std::string name;                   // "conv1d_1", as Keras names layers
   std::vector<int64_t> output_shape;  // without the batch dimension
-  int64_t parameters = 0;
+  int64_t parameters = 0;  // trainable and not (batchnorm's moving statistics, as Keras counts them)
   int64_t trainable = 0;
+  std::vector<std::string> connected_to;  // the rows whose outputs it reads; graphs only
 };
 
 // "(None, 32, 8)": a shape without its batch dimension, as Keras prints it.
 std::string shape_text(const std::vector<int64_t>& shape);
 
-// Layer, output shape, parameter count; then totals, like model.summary().
-std::string format_summary(const std::string& model_name, const std::vector<LayerSummary>& layers);
+// Layer, output shape, parameter count (and for graphs what each layer reads);
+// then totals with their size as float32, like Keras's model.summary().
+std::string format_summary(const std::string& model_name, const std::vector<LayerSummary>& layers, bool is_graph);
 
 }  // namespace trainer

@@ -20,18 +20,73 @@ struct GlobalAvgPoolImpl : torch::nn::Module {
 };
 TORCH_MODULE(GlobalAvgPool);
 
-// Zero (or -inf, before a max pool) padding of the spatial dimensions, as
-// Keras's asymmetric "same" padding needs: `pads` is (left, right) for the
-// last dimension first, as torch::nn::functional::pad takes it.
+// Padding of the spatial dimensions: zeros as Keras's asymmetric "same"
+// padding needs, or reflected / replicated edges (the padding layers).
+// `pads` is (left, right) for the last dimension first, as
+// torch::nn::functional::pad takes it.
 struct SpatialPadImpl : torch::nn::Module {
-  SpatialPadImpl(std::vector<int64_t> pads, double value) : pads_(std::move(pads)), value_(value) {}
-  torch::Tensor forward(const torch::Tensor& x) {
-    namespace F = torch::nn::functional;
-    return F::pad(x, F::PadFuncOptions(pads_).value(value_));
-  }
-  std::vector<int64_t> pads_;
-  double value_;
+  explicit SpatialPadImpl(torch::nn::functional::PadFuncOptions options) : options_(std::move(options)) {}
+  SpatialPadImpl(std::vector<int64_t> pads, double value)
+      : options_(torch::nn::functional::PadFuncOptions(std::move(pads)).value(value)) {}
+  torch::Tensor forward(const torch::Tensor& x) { return torch::nn::functional::pad(x, options_); }
+  torch::nn::functional::PadFuncOptions options_;
 };
 TORCH_MODULE(SpatialPad);
+
+// Maximum over every dimension after the channels: [N, C, ...] -> [N, C].
+struct GlobalMaxPoolImpl : torch::nn::Module {
+  torch::Tensor forward(const torch::Tensor& x) { return x.flatten(2).amax(2); }
+};
+TORCH_MODULE(GlobalMaxPool);
+
+// Layer normalisation over the channels (dimension 1) at every position: what
+// Keras's LayerNormalization does to channels-last data.
+struct ChannelLayerNormImpl : torch::nn::Module {
+  ChannelLayerNormImpl(int64_t channels, double epsilon, bool center, bool scale) : channels_(channels), epsilon_(epsilon) {
+    if (scale) weight = register_parameter("weight", torch::ones({channels}));
+    if (center) bias = register_parameter("bias", torch::zeros({channels}));
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    const torch::Tensor last = x.movedim(1, -1);
+    return torch::layer_norm(last, {channels_}, weight, bias, epsilon_).movedim(-1, 1);
+  }
+  int64_t channels_;
+  double epsilon_;
+  torch::Tensor weight, bias;
+};
+TORCH_MODULE(ChannelLayerNorm);
+
+// Drops whole channels while training, scaling the rest by 1 / (1 - rate).
+struct SpatialDropoutImpl : torch::nn::Module {
+  explicit SpatialDropoutImpl(double rate) : rate_(rate) {}
+  torch::Tensor forward(const torch::Tensor& x) {
+    if (!is_training() || rate_ == 0) return x;
+    std::vector<int64_t> mask_shape{x.size(0), x.size(1)};
+    mask_shape.resize(static_cast<size_t>(x.dim()), 1);
+    const torch::Tensor keep = torch::empty(mask_shape, x.options()).bernoulli_(1 - rate_);
+    return x * keep / (1 - rate_);
+  }
+  double rate_;
+};
+TORCH_MODULE(SpatialDropout);
+
+// Adds N(0, stddev^2) noise while training.
+struct GaussianNoiseImpl : torch::nn::Module {
+  explicit GaussianNoiseImpl(double stddev) : stddev_(stddev) {}
+  torch::Tensor forward(const torch::Tensor& x) {
+    return is_training() && stddev_ > 0 ? x + torch::randn_like(x) * stddev_ : x;
+  }
+  double stddev_;
+};
+TORCH_MODULE(GaussianNoise);
+
+// Rows and columns kept: [top, height) x [left, width).
+struct Crop2dImpl : torch::nn::Module {
+  Crop2dImpl(int64_t top, int64_t height, int64_t left, int64_t width)
+      : top_(top), height_(height), left_(left), width_(width) {}
+  torch::Tensor forward(const torch::Tensor& x) { return x.narrow(2, top_, height_).narrow(3, left_, width_); }
+  int64_t top_, height_, left_, width_;
+};
+TORCH_MODULE(Crop2d);
 
 }  // namespace trainer

@@ -4,12 +4,16 @@
 
 #include "config/experiment_config.h"
 #include "data/data_info.h"
+#include "models/graph_net.h"
 #include "models/layer_summary.h"
 
 namespace trainer {
 
 struct Model {
-  torch::nn::Sequential net;
+  GraphNet net;
+  // Some layer reads other than the previous layer's output (inputs, merges,
+  // residual blocks): the summary shows what each layer is connected to.
+  bool is_graph = false;
   // The last layer's softmax was left out of `net`: it outputs logits, and the
   // loss and predictions apply (log-)softmax themselves, stably.
   bool final_softmax = false;
@@ -28,7 +32,8 @@ struct Model {
 
 // Builds the layers for inputs described by `data` (shapes inferred, `units:
 // classes` and `input_dim: vocabulary` resolved) and initialises them.
-// Throws ConfigError naming the layer when shapes do not fit.
+// Throws ConfigError naming the layer (file:line, path, input shape) when
+// shapes do not fit.
 Model build_model(const ModelConfig& config, const DataInfo& data);
 
 }  // namespace trainer

@@ -220,7 +220,9 @@ class TrainingLoop {
                  cluster_.communicator().describe(), config_.dist.bucket_mb);
     if (!cluster_.backend_note().empty()) log().info("{}", cluster_.backend_note());
     log().info("model: {}, {}; optimizer {}, lr {}; precision {}",
-               count_of(static_cast<int64_t>(experiment_.model.summary.size()), "layer"), count_of(parameters, "parameter"),
+               count_of(static_cast<int64_t>(experiment_.model.summary.size()) - (experiment_.model.is_graph ? 1 : 0),
+                        "layer"),
+               count_of(parameters, "parameter"),
                to_string(config_.optimizer.name), *config_.optimizer.lr, precision_.describe());
     if (!runtime_.memory_budget.empty()) log().info("{}", runtime_.memory_budget);
     log().info("batch {} per device, global {}; {} per epoch; {}; run directory {}", config_.train.batch_size,

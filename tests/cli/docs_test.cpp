@@ -59,6 +59,15 @@ std::vector<Link> links_in(const std::string& text) {
   return links;
 }
 
+// The text of the fenced block that follows `marker` (which ends with its opening fence).
+std::string block_after(const std::string& text, const std::string& marker) {
+  const auto from = text.find(marker);
+  REQUIRE(from != std::string::npos);
+  const auto to = text.find("```", from + marker.size());
+  REQUIRE(to != std::string::npos);
+  return text.substr(from + marker.size(), to - from - marker.size());
+}
+
 }  // namespace
 
 TEST_CASE("every link in the README and docs/ leads to a file and a heading that exist", "[docs]") {
@@ -113,15 +122,25 @@ TEST_CASE("the README links every document in docs/", "[docs]") {
 
 TEST_CASE("the experiment file shown in the README is valid", "[docs][e2e]") {
   const std::string readme = read_text(source_dir() + "/README.md");
-  const std::string marker = "<!-- example-experiment -->\n```yaml\n";
-  const auto from = readme.find(marker);
-  REQUIRE(from != std::string::npos);
-  const auto to = readme.find("\n```", from + marker.size());
-  REQUIRE(to != std::string::npos);
   const std::string dir = fresh_dir("readme-example");
-  std::ofstream(dir + "/example.yaml") << readme.substr(from + marker.size(), to - from - marker.size()) << "\n";
+  std::ofstream(dir + "/example.yaml") << block_after(readme, "<!-- example-experiment -->\n```yaml\n") << "\n";
   const auto result = run_trainer({"config", dir + "/example.yaml"}, dir);
   INFO(result.err);
   CHECK(result.exit_code == 0);
   CHECK_THAT(result.out, Catch::Contains("name: reuters_conv1d") && Catch::Contains("nadam"));
+}
+
+TEST_CASE("the DeblurGAN generator and its summary in docs/models.md are the program's", "[docs][e2e]") {
+  const std::string doc = read_text(source_dir() + "/docs/models.md");
+  const std::string layers = block_after(doc, "<!-- deblur-generator -->\n```yaml\n");
+  const std::string tested = read_text(source_dir() + "/tests/models/deblur_generator.yaml");
+  CHECK(tested.substr(tested.find("model:")) == layers);
+  const std::string dir = fresh_dir("docs-deblur");
+  std::ofstream(dir + "/g.yaml") << "experiment: {name: deblur_generator}\ndata:\n  dataset: synthetic\n"
+                                    "  synthetic: {shape: [3, 256, 256]}\nloss: {name: mse}\n"
+                                 << layers;
+  const auto result = run_trainer({"summary", dir + "/g.yaml"}, dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out == block_after(doc, "<!-- deblur-summary -->\n```text\n"));
 }

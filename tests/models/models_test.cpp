@@ -144,7 +144,9 @@ TEST_CASE("every layer type builds and trains a step with the right shapes", "[m
     {type: global_avgpool},
     {type: dense, units: classes, activation: softmax}])"),
                                    images(3, 8, 8, 5));
-  CHECK(images_model.summary[1].parameters == 8);  // gamma and beta of 4 channels
+  // Gamma and beta of 4 channels, and (non-trainable) the moving mean and variance.
+  CHECK(images_model.summary[1].parameters == 16);
+  CHECK(images_model.summary[1].trainable == 8);
   CHECK(images_model.summary[2].output_shape == std::vector<int64_t>{4, 4, 4});
   CHECK(images_model.summary[6].output_shape == std::vector<int64_t>{2});
   const auto out = images_model.forward(torch::randn({6, 3, 8, 8}));
@@ -174,9 +176,20 @@ TEST_CASE("every layer kind of the table builds from its input rule, and refuses
     if (name.rfind("conv", 0) == 0) keys = ", filters: 2, kernel_size: 3";
     if (name == "embedding") keys = ", output_dim: 4";
     if (name == "dense") keys = ", units: 3";
-    const ModelConfig config = model_of("[{type: " + name + keys + "}]");
+    if (name == "depthwise_conv2d") keys = ", kernel_size: 3";
+    if (name == "groupnorm") keys = ", groups: 2";
+    if (name == "residual") keys = ", layers: [{type: activation, activation: relu}]";
     LayerInput rule = LayerInput::kAny;
     with_layer_kind(entry.value, [&](auto kind) { rule = decltype(kind)::input; });
+    if (rule == LayerInput::kMerge) keys = ", inputs: [input, input]";
+    if (rule == LayerInput::kMerge || rule == LayerInput::kBlock) {
+      const Model graph = build_model(model_of("[{type: " + name + keys + "}]"), images(2, 8, 8, 3));
+      CHECK(graph.is_graph);
+      CHECK(graph.summary.back().name == (rule == LayerInput::kBlock ? "add" : name));
+      CHECK(graph.summary.back().output_shape == std::vector<int64_t>{name == "concatenate" ? 4 : 2, 8, 8});
+      continue;
+    }
+    const ModelConfig config = model_of("[{type: " + name + keys + "}]");
     DataInfo fits = images(2, 8, 8, 3);
     DataInfo wrong = tokens(8, 10, 3);
     switch (rule) {
@@ -189,7 +202,9 @@ TEST_CASE("every layer kind of the table builds from its input rule, and refuses
       case LayerInput::kSpatial1d: fits.input_shape = {2, 8}; break;
       case LayerInput::kSpatial2d:
       case LayerInput::kSpatial:
-      case LayerInput::kAny: break;
+      case LayerInput::kAny:
+      case LayerInput::kMerge:
+      case LayerInput::kBlock: break;
     }
     const Model model = build_model(config, fits);
     REQUIRE(model.summary.size() == 1);

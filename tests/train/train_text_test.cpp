@@ -134,9 +134,10 @@ TEST_CASE("run directories, checkpoint listing, pruning and resume points", "[tr
 }
 
 TEST_CASE("model summary table", "[models][summary]") {
-  const std::string table = format_summary("m", {{"dense", {10}, 332856, 332856}, {"dropout", {10}, 0, 0}});
+  const std::string table = format_summary("m", {{"dense", {10}, 332856, 332856, {}}, {"dropout", {10}, 0, 0, {}}}, false);
   CHECK_THAT(table, Catch::Contains("dense                        (None, 10)                      332,856"));
-  CHECK_THAT(table, Catch::Contains("Total params: 332,856\nTrainable params: 332,856\nNon-trainable params: 0"));
+  CHECK_THAT(table, Catch::Contains("Total params: 332,856 (1.27 MiB)\nTrainable params: 332,856 (1.27 MiB)\n"
+                                    "Non-trainable params: 0 (0 B)"));
 }
 
 TEST_CASE("progress line: durations with hours when there are any", "[train][progress]") {

@@ -1,0 +1,108 @@
+#pragma once
+// One entry of `model.layers`: the union of every layer kind's keys, and what
+// kinds share (the shape rule a kind declares, where its checks report).
+// The kinds themselves are in config/layer_kinds.h.
+//
+// Torch-free: validation and `trainer config` stay so.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/enums.h"
+#include "config/field_types.h"
+
+namespace trainer {
+
+enum class LayerKind {
+  kEmbedding, kConv1d, kConv2d, kMaxPool1d, kMaxPool2d, kAvgPool1d, kAvgPool2d,
+  kGlobalAvgPool, kFlatten, kDense, kDropout, kBatchNorm, kActivation,
+  // Graph structure.
+  kResidual, kAdd, kMultiply, kAverage, kConcatenate, kRescaling,
+  // Images.
+  kConv1dTranspose, kConv2dTranspose, kDepthwiseConv2d, kUpsampling2d, kZeroPadding2d, kReflectionPadding2d,
+  kReplicationPadding2d, kCropping2d, kGlobalMaxPool,
+  // Normalisation and regularisation.
+  kLayerNorm, kGroupNorm, kInstanceNorm, kSpatialDropout1d, kSpatialDropout2d, kGaussianNoise
+};
+
+struct LayerSpec {
+  LayerKind type = LayerKind::kDense;
+
+  // Keys every kind takes: the graph (see docs/models.md).
+  std::string name;                 // names this layer's output tensor
+  std::vector<std::string> inputs;  // tensors read instead of the previous output
+  int64_t repeat = 1;               // this many copies in a row, each with its own weights
+  std::vector<LayerSpec> layers;    // residual: the block's body
+  std::vector<LayerSpec> shortcut;  // residual: the shortcut path (default: the identity)
+
+  SizeRef units = SizeRef::of(0);
+  SizeRef input_dim = SizeRef::from("vocabulary");
+  Dims kernel_size;
+  Dims strides;
+  Dims dilation_rate;
+  int64_t groups = 1;
+  int64_t depth_multiplier = 1;
+  Dims pool_size{2};
+  PaddingSpec padding;
+  Amounts pad_amounts{{1}};  // the padding layers' `padding`
+  Amounts cropping{{0}};
+  Dims size{2};
+  Interpolation interpolation = Interpolation::kNearest;
+  Activation activation = Activation::kLinear;
+  std::optional<double> alpha;
+  bool use_bias = true;
+  double rate = 0.5;
+  double stddev = 0.1;
+  double momentum = 0.99;
+  double epsilon = 1e-3;
+  int64_t norm_groups = 32;
+  bool center = true;
+  bool scale = true;
+  int64_t axis = 1;
+  double rescale = 1.0;
+  double offset = 0.0;
+
+  // Where the layer was written ("exp.yaml:12:5"), set by the reader, so that
+  // errors found when the model is built can point at it. Not a key.
+  std::string source_location;
+
+  template <class V> void visit_fields(V& v);
+  // Whether `trainer config` leaves `key` out: the graph keys while they hold
+  // their defaults, so the files of chain models read as before graphs existed
+  // (and runs written then resume without a difference).
+  bool is_quiet_default(const std::string& key) const {
+    return (key == "name" && name.empty()) || (key == "inputs" && inputs.empty()) ||
+           (key == "repeat" && repeat == 1) || (key == "shortcut" && shortcut.empty());
+  }
+};
+
+// What a layer must be given, checked by the builder before it builds.
+enum class LayerInput {
+  kAny,
+  kTokens,          // integer tokens, (None, length)
+  kFlat,            // (None, features)
+  kSpatial,         // (None, channels, one or more spatial dimensions)
+  kSpatial1d,       // (None, channels, length)
+  kSpatial2d,       // (None, channels, height, width)
+  kMerge,           // two or more tensors (the merge layers)
+  kBlock,           // the residual block: its layers decide
+};
+
+// Where check() reports: `key` is under the layer's path.
+class LayerProblems {
+ public:
+  virtual ~LayerProblems() = default;
+  // "model.layers[2].KEY: WHAT"
+  virtual void bad(const std::string& key, const std::string& what) = 0;
+  // "model.layers[2]: missing required key 'KEY'"
+  virtual void missing(const std::string& key) = 0;
+};
+
+// Sizes given for `rank` spatial dimensions: one number, or one per dimension.
+inline void check_dims(const Dims& dims, size_t rank, const std::string& key, LayerProblems& problems) {
+  if (dims.empty() || dims.size() == 1 || dims.size() == rank) return;
+  problems.bad(key, "expected 1 or " + std::to_string(rank) + " sizes, got " + std::to_string(dims.size()));
+}
+
+}  // namespace trainer

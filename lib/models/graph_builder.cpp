@@ -1,0 +1,328 @@
+#include "models/graph_builder.h"
+
+#include <regex>
+#include <utility>
+
+#include "config/validate_graph.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace trainer {
+namespace {
+
+namespace nn = torch::nn;
+
+std::vector<int64_t> shape_of(const torch::Tensor& probe) {
+  auto sizes = probe.sizes().vec();
+  sizes.erase(sizes.begin());
+  return sizes;
+}
+
+bool is_max_pool(LayerKind kind) {
+  return kind == LayerKind::kMaxPool1d || kind == LayerKind::kMaxPool2d;
+}
+
+bool is_monotonic(Activation a) { return a == Activation::kRelu || a == Activation::kTanh || a == Activation::kSigmoid; }
+
+nn::AnyModule activation_module(Activation activation, std::optional<double> alpha) {
+  switch (activation) {
+    case Activation::kRelu: return nn::AnyModule(nn::Functional(torch::relu));
+    case Activation::kTanh: return nn::AnyModule(nn::Functional(torch::tanh));
+    case Activation::kSigmoid: return nn::AnyModule(nn::Functional(torch::sigmoid));
+    case Activation::kGelu: return nn::AnyModule(nn::GELU());
+    case Activation::kSoftmax: return nn::AnyModule(nn::Softmax(1));
+    case Activation::kLeakyRelu: return nn::AnyModule(nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(alpha.value_or(0.2))));
+    case Activation::kElu: return nn::AnyModule(nn::ELU(nn::ELUOptions().alpha(alpha.value_or(1.0))));
+    case Activation::kSilu:
+    case Activation::kSwish: return nn::AnyModule(nn::SiLU());
+    case Activation::kSoftplus: return nn::AnyModule(nn::Softplus());
+    case Activation::kLinear: break;
+  }
+  return {};
+}
+
+MergeOp merge_op(LayerKind kind) {
+  switch (kind) {
+    case LayerKind::kAdd: return MergeOp::kAdd;
+    case LayerKind::kMultiply: return MergeOp::kMultiply;
+    case LayerKind::kAverage: return MergeOp::kAverage;
+    case LayerKind::kConcatenate: return MergeOp::kConcatenate;
+    default: return MergeOp::kNone;
+  }
+}
+
+}  // namespace
+
+GraphBuilder::GraphBuilder(const ModelConfig& config, const DataInfo& data) : config_(config), data_(data) {
+  std::vector<int64_t> shape{1};
+  shape.insert(shape.end(), data.input_shape.begin(), data.input_shape.end());
+  probes_.push_back(data.token_inputs ? torch::zeros(shape, torch::kInt64) : torch::zeros(shape));
+  slot_rows_.push_back(kModelInputName);
+  model_.net = GraphNet();
+}
+
+Model GraphBuilder::build() {
+  torch::NoGradGuard no_grad;
+  build_list(config_.layers, 0, "model.layers", /*top_level=*/true);
+  if (model_.is_graph) {
+    LayerSummary input_row{kModelInputName, shape_of(probes_.front()), 0, 0, {}};
+    model_.summary.insert(model_.summary.begin(), input_row);
+  }
+  model_.net->train();
+  use_channels_last_for_images();
+  return std::move(model_);
+}
+
+int GraphBuilder::build_list(const std::vector<LayerSpec>& layers, int slot, const std::string& prefix,
+                             bool top_level) {
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const LayerSpec& layer = layers[i];
+    const std::string path = prefix + "[" + std::to_string(i) + "]";
+    const bool last = i + 1 == layers.size();
+    for (int64_t copy = 0; copy < layer.repeat; ++copy) {
+      std::vector<int> inputs{slot};
+      if (copy == 0 && !layer.inputs.empty()) {
+        inputs.clear();
+        for (const auto& name : layer.inputs) inputs.push_back(lookup(name));
+        model_.is_graph = true;
+      }
+      const bool last_copy = copy + 1 == layer.repeat;
+      // A monotonic activation commutes with a max pool that alone reads its output.
+      const bool before_max_pool = last_copy && !last && layer.name.empty() && is_max_pool(layers[i + 1].type) &&
+                                   layers[i + 1].inputs.empty();
+      slot = build_layer(layer, path, inputs, row_name(layer, copy), top_level && last && last_copy, before_max_pool);
+    }
+    if (!layer.name.empty()) names_[layer.name] = slot;
+  }
+  return slot;
+}
+
+int GraphBuilder::lookup(const std::string& name) const {
+  if (name == kModelInputName) return 0;
+  // validate_graph() has checked that every name read is defined before.
+  return names_.at(name);
+}
+
+std::string GraphBuilder::row_name(const LayerSpec& layer, int64_t copy) {
+  if (!layer.name.empty()) return layer.repeat > 1 ? layer.name + "_" + std::to_string(copy + 1) : layer.name;
+  // Keras names: conv1d, conv1d_1, conv1d_2, ...
+  const std::string base = to_string(layer.type);
+  const int used = names_used_[base]++;
+  return used ? base + "_" + std::to_string(used) : base;
+}
+
+int GraphBuilder::build_layer(const LayerSpec& layer, const std::string& path, std::vector<int> inputs,
+                              const std::string& name, bool is_output, bool before_max_pool) {
+  current_ = {&layer, path, is_output, before_max_pool};
+  int slot = -1;
+  with_layer_kind(layer.type, [&](auto kind) {
+    using Kind = decltype(kind);
+    if constexpr (Kind::input == LayerInput::kBlock) {
+      slot = build_residual(layer, path, inputs.front());
+      return;
+    } else {
+      node_ = model_.net->add_node(inputs, merge_op(Kind::kind), layer.axis);
+      parts_ = 0;
+      row_parameters_ = row_trainable_ = 0;
+      if constexpr (Kind::input == LayerInput::kMerge) {
+        merge(inputs, Kind::kind, layer.axis);
+        push_activation(layer.activation);
+      } else {
+        probes_.push_back(probes_[static_cast<size_t>(inputs.front())]);
+        require(Kind::input);
+        try {
+          build(kind);
+        } catch (const std::bad_alloc&) {
+          fail_out_of_memory("");
+        } catch (const c10::Error& e) {
+          // LibTorch's CPU allocator reports a refused allocation as a plain
+          // c10::Error, told apart only by its text: "can't allocate memory" when
+          // posix_memalign fails (1.13 and 2.x), "not enough memory" when the
+          // platform allocator returns null (2.x).
+          const std::string what = e.what_without_backtrace();
+          if (what.find("DefaultCPUAllocator: can't allocate memory") == std::string::npos &&
+              what.find("DefaultCPUAllocator: not enough memory") == std::string::npos)
+            throw;
+          fail_out_of_memory(what);
+        }
+      }
+      slot = node_;
+      add_row(name, slot, inputs);
+    }
+  });
+  return slot;
+}
+
+int GraphBuilder::build_residual(const LayerSpec& layer, const std::string& path, int input) {
+  model_.is_graph = true;
+  const int body = build_list(layer.layers, input, path + ".layers", false);
+  const int shortcut = layer.shortcut.empty() ? input : build_list(layer.shortcut, input, path + ".shortcut", false);
+  current_.layer = &layer;
+  current_.path = path;
+  const torch::Tensor body_probe = probes_[static_cast<size_t>(body)];
+  const torch::Tensor shortcut_probe = probes_[static_cast<size_t>(shortcut)];
+  if (body_probe.sizes() != shortcut_probe.sizes()) {
+    probes_.push_back(probes_[static_cast<size_t>(input)]);  // the input fail() names
+    fail("the block's layers output " + shape_text(shape_of(body_probe)) + " and its shortcut " +
+         shape_text(shape_of(shortcut_probe)) + "; they must be equal to add" +
+         (layer.shortcut.empty() ? " (give `shortcut:` layers, e.g. a 1x1 conv2d and a batchnorm)" : ""));
+  }
+  node_ = model_.net->add_node({body, shortcut}, MergeOp::kAdd);
+  parts_ = 0;
+  row_parameters_ = row_trainable_ = 0;
+  probes_.push_back(model_.net->merge_newest({body_probe, shortcut_probe}));
+  push_activation(layer.activation);
+  add_row(row_name(LayerSpec{LayerKind::kAdd}, 0), node_, {body, shortcut});
+  return node_;
+}
+
+void GraphBuilder::merge(const std::vector<int>& inputs, LayerKind kind, int64_t axis) {
+  std::vector<torch::Tensor> tensors;
+  for (int slot : inputs) tensors.push_back(probes_[static_cast<size_t>(slot)]);
+  const auto& first = tensors.front();
+  std::vector<std::string> shapes;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    shapes.push_back(shape_text(shape_of(tensors[i])) + " from " + slot_rows_[static_cast<size_t>(inputs[i])]);
+  const auto mismatch = [&](const std::string& why) {
+    probes_.push_back(first);  // for fail()'s input shape
+    fail(why + ": " + join(shapes, ", "));
+  };
+  for (const auto& t : tensors)
+    if (torch::isFloatingType(t.scalar_type()) != torch::isFloatingType(first.scalar_type()))
+      mismatch("cannot merge integer tokens with float tensors");
+  if (kind == LayerKind::kConcatenate) {
+    const int64_t rank = first.dim();
+    const int64_t dim = axis < 0 ? axis + rank : axis;
+    if (dim <= 0 || dim >= rank) mismatch("axis " + std::to_string(axis) + " is not an axis of the inputs");
+    for (const auto& t : tensors) {
+      bool fits = t.dim() == rank;
+      for (int64_t d = 1; fits && d < rank; ++d) fits = d == dim || t.size(d) == first.size(d);
+      if (!fits) mismatch("concatenate needs equal shapes apart from axis " + std::to_string(axis));
+    }
+  } else {
+    for (const auto& t : tensors)
+      if (t.sizes() != first.sizes()) mismatch(std::string(to_string(kind)) + " needs inputs of one shape");
+  }
+  probes_.push_back(model_.net->merge_newest(tensors));
+}
+
+void GraphBuilder::add_row(const std::string& name, int slot, const std::vector<int>& inputs) {
+  std::vector<std::string> connected;
+  for (int input : inputs) connected.push_back(slot_rows_[static_cast<size_t>(input)]);
+  slot_rows_.resize(static_cast<size_t>(slot) + 1);
+  slot_rows_[static_cast<size_t>(slot)] = name;
+  model_.summary.push_back({name, shape_of(probes_[static_cast<size_t>(slot)]), row_parameters_, row_trainable_, connected});
+  for (int64_t d = 1; d < probe().dim(); ++d)
+    if (probe().size(d) == 0) fail("its output " + shape_text(shape_of(probe())) + " would be empty; the input is too small");
+}
+
+void GraphBuilder::fail(const std::string& message) const {
+  const std::string where = layer().source_location.empty() ? "" : layer().source_location + ": ";
+  throw ConfigError({where + current_.path + " (" + to_string(layer().type) + ", input " +
+                     shape_text(shape_of(probe())) + "): " + message});
+}
+
+// A layer whose weights do not fit: the layer at fault and the size, not an
+// allocator's internal error.
+void GraphBuilder::fail_out_of_memory(const std::string& allocator_message) const {
+  static const std::regex bytes_pattern(R"(allocate (\d+) bytes)");
+  std::smatch match;
+  const std::string size = std::regex_search(allocator_message, match, bytes_pattern)
+                               ? " (" + format_mib(std::stoll(match[1].str())) + " in one tensor)"
+                               : std::string();
+  throw OutOfMemoryError(current_.path + " (" + to_string(layer().type) + ", input " + shape_text(shape_of(probe())) +
+                             "): its weights do not fit in this machine's memory" + size,
+                         "make the layer smaller (units, filters, kernel_size) or reduce its input first");
+}
+
+void GraphBuilder::push_any(nn::AnyModule module, const std::shared_ptr<nn::Module>& ptr) {
+  for (const auto& p : ptr->parameters()) {
+    row_parameters_ += p.numel();
+    row_trainable_ += p.requires_grad() ? p.numel() : 0;
+  }
+  // Keras counts batchnorm's moving mean and variance as non-trainable weights.
+  for (const auto& b : ptr->buffers())
+    if (torch::isFloatingType(b.scalar_type())) row_parameters_ += b.numel();
+  model_.net->append("l" + std::to_string(node_ - 1) + "_" + std::to_string(parts_++), module);
+  try {
+    ptr->eval();
+    probe() = module.forward(probe());
+  } catch (const c10::Error& e) {
+    fail(e.what_without_backtrace());
+  }
+}
+
+void GraphBuilder::push_activation(Activation activation, std::optional<double> alpha) {
+  if (activation == Activation::kLinear) return;
+  if (activation == Activation::kSoftmax && current_.is_output) {
+    model_.final_softmax = true;  // folded into the loss; see Model
+    return;
+  }
+  // act(max(x)) == max(act(x)) for a non-decreasing act, values and gradients
+  // alike: applied after the pool, it touches a quarter of the elements (2x2).
+  if (current_.before_max_pool && is_monotonic(activation)) {
+    deferred_activation_ = activation;
+    return;
+  }
+  nn::AnyModule module = activation_module(activation, alpha);
+  model_.net->append("l" + std::to_string(node_ - 1) + "_" + std::to_string(parts_++), module);
+  probe() = module.forward(probe());
+}
+
+void GraphBuilder::use_channels_last_for_images() {
+  if (data_.input_shape.size() != 3) return;
+  model_.channels_last = true;
+  for (auto& parameter : model_.net->parameters())
+    if (parameter.dim() == 4) parameter.set_data(parameter.contiguous(torch::MemoryFormat::ChannelsLast));
+}
+
+int64_t GraphBuilder::resolve(const SizeRef& size, const char* key) const {
+  if (!size.is_keyword()) return size.value;
+  const int64_t value = size.keyword == "classes" ? data_.classes : data_.vocabulary;
+  if (value <= 0)
+    fail(std::string(key) + ": '" + size.keyword + "' is unknown for the " + data_.name + " data set; give a number");
+  return value;
+}
+
+void GraphBuilder::require(LayerInput input) {
+  const bool tokens = !torch::isFloatingType(probe().scalar_type());
+  if (tokens && input != LayerInput::kTokens && input != LayerInput::kAny)
+    fail("needs float inputs, and these are integer tokens; put an embedding layer first");
+  switch (input) {
+    case LayerInput::kAny:
+    case LayerInput::kMerge:
+    case LayerInput::kBlock: return;
+    case LayerInput::kTokens:
+      if (!data_.token_inputs || probe().dim() != 2 || !tokens) fail("needs integer token inputs of shape (None, length)");
+      return;
+    case LayerInput::kFlat:
+      if (probe().dim() != 2) fail("needs a flat input; put a flatten or global_avgpool layer before it");
+      return;
+    case LayerInput::kSpatial:
+      if (probe().dim() < 3) fail("needs an input with channels and at least one spatial dimension");
+      return;
+    case LayerInput::kSpatial1d:
+      if (probe().dim() != 3) fail("needs an input of shape (None, channels, length)");
+      return;
+    case LayerInput::kSpatial2d:
+      if (probe().dim() != 4) fail("needs an input of shape (None, channels, height, width)");
+      return;
+  }
+}
+
+void GraphBuilder::init_glorot(torch::Tensor& weight, torch::Tensor& bias, int64_t fan_in, int64_t fan_out) {
+  if (config_.init != InitScheme::kKeras) return;
+  const double limit = std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
+  nn::init::uniform_(weight, -limit, limit);
+  if (bias.defined()) nn::init::zeros_(bias);
+}
+
+void GraphBuilder::init_kernel(torch::Tensor& weight, torch::Tensor& bias) {
+  if (config_.init != InitScheme::kKeras) return;
+  nn::init::xavier_uniform_(weight);
+  if (bias.defined()) nn::init::zeros_(bias);
+}
+
+Model build_model(const ModelConfig& config, const DataInfo& data) { return GraphBuilder(config, data).build(); }
+
+}  // namespace trainer

@@ -1,0 +1,108 @@
+#pragma once
+// Builds the GraphNet of `model.layers`, one node per layer (and per copy of
+// a repeated one), pushing probe samples through each new module to learn
+// the shapes the next layers get. Internal to lib/models: build_model() is
+// the interface.
+#include <torch/torch.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/experiment_config.h"
+#include "data/data_info.h"
+#include "models/graph_net.h"
+#include "models/model.h"
+
+namespace trainer {
+
+class GraphBuilder {
+ public:
+  GraphBuilder(const ModelConfig& config, const DataInfo& data);
+  Model build();
+
+ private:
+  // The layer being built, for its modules' names and for errors.
+  struct Current {
+    const LayerSpec* layer = nullptr;
+    std::string path;          // "model.layers[3].layers[1]"
+    bool is_output = false;    // its output is the model's
+    bool before_max_pool = false;  // read only by the max pool that follows
+  };
+
+  int build_list(const std::vector<LayerSpec>& layers, int slot, const std::string& prefix, bool top_level);
+  int build_layer(const LayerSpec& layer, const std::string& path, std::vector<int> inputs, const std::string& row_name,
+                  bool is_output, bool before_max_pool);
+  int build_residual(const LayerSpec& layer, const std::string& path, int input);
+  void merge(const std::vector<int>& inputs, LayerKind kind, int64_t axis);
+  int lookup(const std::string& name) const;
+  std::string row_name(const LayerSpec& layer, int64_t copy);
+  void add_row(const std::string& name, int slot, const std::vector<int>& inputs);
+
+  [[noreturn]] void fail(const std::string& message) const;
+  [[noreturn]] void fail_out_of_memory(const std::string& allocator_message) const;
+  const LayerSpec& layer() const { return *current_.layer; }
+  torch::Tensor& probe() { return probes_.back(); }
+  const torch::Tensor& probe() const { return probes_.back(); }
+  int64_t channels() const { return probe().size(1); }
+
+  // Appends a module to the current node and moves the probe through it.
+  template <class M>
+  void push(M module) { push_any(torch::nn::AnyModule(module), module.ptr()); }
+  void push_any(torch::nn::AnyModule module, const std::shared_ptr<torch::nn::Module>& ptr);
+  void push_activation(Activation activation, std::optional<double> alpha = std::nullopt);
+  void require(LayerInput input);
+  int64_t resolve(const SizeRef& size, const char* key) const;
+  void init_glorot(torch::Tensor& weight, torch::Tensor& bias, int64_t fan_in, int64_t fan_out);
+  void init_kernel(torch::Tensor& weight, torch::Tensor& bias);
+  void use_channels_last_for_images();
+
+  // One builder per single-input entry of LayerKinds (config/layer_kinds.h),
+  // in layer_builders.cpp; the residual block and the merges are the graph's.
+  void build(EmbeddingLayer);
+  template <LayerKind K, size_t Rank> void build(ConvLayer<K, Rank>) { add_conv(Rank, false); }
+  template <LayerKind K, size_t Rank> void build(ConvTransposeLayer<K, Rank>) { add_conv_transpose(Rank); }
+  void build(DepthwiseConv2dLayer) { add_conv(2, true); }
+  template <LayerKind K, size_t Rank, bool Max> void build(PoolLayer<K, Rank, Max>) { add_pool(Rank, Max); }
+  void build(GlobalAvgPoolLayer);
+  void build(GlobalMaxPoolLayer);
+  void build(Upsampling2dLayer);
+  template <LayerKind K> void build(Padding2dLayer<K>) { add_padding(K); }
+  void build(Cropping2dLayer);
+  void build(FlattenLayer);
+  void build(DenseLayer);
+  void build(DropoutLayer);
+  template <LayerKind K, size_t Rank> void build(SpatialDropoutLayer<K, Rank>) { add_spatial_dropout(); }
+  void build(GaussianNoiseLayer);
+  void build(BatchNormLayer);
+  void build(LayerNormLayer);
+  template <LayerKind K> void build(GroupNormLayer<K>) { add_group_norm(K == LayerKind::kInstanceNorm); }
+  void build(ActivationLayer) { push_activation(layer().activation, layer().alpha); }
+  void build(RescalingLayer);
+  void add_conv(size_t rank, bool depthwise);
+  void add_conv_transpose(size_t rank);
+  void add_pool(size_t rank, bool is_max);
+  void add_padding(LayerKind kind);
+  void add_spatial_dropout();
+  void add_group_norm(bool per_channel);
+  // Keras "same" (or explicit) padding of a convolution: what goes on each
+  // side of every spatial dimension.
+  void same_padding(size_t rank, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                    const std::vector<int64_t>& dilation, std::vector<int64_t>& left, std::vector<int64_t>& right);
+
+  const ModelConfig& config_;
+  const DataInfo& data_;
+  Model model_;
+  std::vector<torch::Tensor> probes_;  // the probe of every slot, the input first
+  std::vector<std::string> slot_rows_;  // the summary row that wrote each slot
+  std::map<std::string, int> names_;    // tensor name -> slot
+  Current current_;
+  int node_ = -1;
+  int parts_ = 0;
+  int64_t row_parameters_ = 0;
+  int64_t row_trainable_ = 0;
+  Activation deferred_activation_ = Activation::kLinear;  // applied after the next max pool
+  std::map<std::string, int> names_used_;
+};
+
+}  // namespace trainer

@@ -1,0 +1,49 @@
+#pragma once
+// The network of `model.layers` as a graph of nodes: each node reads one
+// tensor (a layer) or merges several (add, concatenate, ...), then applies
+// its modules in order. A chain is the graph whose every node reads the one
+// before it; its parameters keep the names a torch::nn::Sequential gave them
+// ("l3_0.weight"), so checkpoints of chain models are unchanged.
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+namespace trainer {
+
+enum class MergeOp { kNone, kAdd, kMultiply, kAverage, kConcatenate };
+
+struct GraphNode {
+  std::vector<int> inputs;  // slots: 0 is the model's input, node i writes slot i + 1
+  MergeOp merge = MergeOp::kNone;
+  int64_t axis = 1;  // kConcatenate
+  std::vector<torch::nn::AnyModule> modules;
+};
+
+class GraphNetImpl : public torch::nn::Module {
+ public:
+  // Adds a node reading `inputs`; returns the slot it writes.
+  int add_node(std::vector<int> inputs, MergeOp merge = MergeOp::kNone, int64_t axis = 1);
+  // Appends a module to the newest node, registered under `name`.
+  void append(const std::string& name, torch::nn::AnyModule module);
+  // The newest node's merge applied to `inputs` (the builder's probes).
+  torch::Tensor merge_newest(const std::vector<torch::Tensor>& inputs) const;
+
+  // The output of the last node.
+  torch::Tensor forward(const torch::Tensor& input);
+
+  const std::vector<GraphNode>& nodes() const { return nodes_; }
+
+ private:
+  static torch::Tensor merge(const GraphNode& node, const std::vector<torch::Tensor>& inputs);
+  // Slots no later node reads, freed after node i so that activations do not
+  // outlive their last use.
+  void plan_releases();
+
+  std::vector<GraphNode> nodes_;
+  std::vector<std::vector<int>> release_after_;
+  bool planned_ = false;
+};
+TORCH_MODULE(GraphNet);
+
+}  // namespace trainer

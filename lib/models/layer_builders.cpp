@@ -1,0 +1,242 @@
+// The builders of the single-input layer kinds (config/layer_kinds.h).
+#include <cmath>
+
+#include "models/graph_builder.h"
+#include "models/layers.h"
+
+namespace trainer {
+namespace {
+
+namespace nn = torch::nn;
+namespace F = torch::nn::functional;
+
+// `dims` broadcast to `rank` entries; `fallback` when empty.
+std::vector<int64_t> expand(const Dims& dims, size_t rank, const Dims& fallback) {
+  const Dims& source = dims.empty() ? fallback : dims;
+  return source.size() == 1 ? std::vector<int64_t>(rank, source[0]) : source;
+}
+
+// n, [h, w] or [top, bottom, left, right] -> {top, bottom, left, right}.
+std::array<int64_t, 4> sides(const Amounts& amounts) {
+  const auto& v = amounts.values;
+  if (v.size() == 1) return {v[0], v[0], v[0], v[0]};
+  if (v.size() == 2) return {v[0], v[0], v[1], v[1]};
+  return {v[0], v[1], v[2], v[3]};
+}
+
+}  // namespace
+
+void GraphBuilder::build(EmbeddingLayer) {
+  const int64_t rows = resolve(layer().input_dim, "input_dim");
+  auto embedding = ChannelsFirstEmbedding(rows, resolve(layer().units, "output_dim"));
+  if (config_.init == InitScheme::kKeras) nn::init::uniform_(embedding->embedding->weight, -0.05, 0.05);
+  push(embedding);
+}
+
+void GraphBuilder::same_padding(size_t rank, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                                const std::vector<int64_t>& dilation, std::vector<int64_t>& left,
+                                std::vector<int64_t>& right) {
+  left.assign(rank, 0);
+  right.assign(rank, 0);
+  for (size_t d = 0; d < rank; ++d) {
+    if (layer().padding.mode == ConvPadding::kExplicit) {
+      left[d] = right[d] = layer().padding.amount;
+    } else if (layer().padding.mode == ConvPadding::kSame) {
+      // Keras "same": out = ceil(in / stride); any odd padding goes to the end.
+      const int64_t in = probe().size(static_cast<int64_t>(2 + d));
+      const int64_t out = (in + strides[d] - 1) / strides[d];
+      const int64_t span = dilation[d] * (kernel[d] - 1) + 1;
+      const int64_t total = std::max<int64_t>((out - 1) * strides[d] + span - in, 0);
+      left[d] = total / 2;
+      right[d] = total - left[d];
+    }
+  }
+}
+
+void GraphBuilder::add_conv(size_t rank, bool depthwise) {
+  const auto kernel = expand(layer().kernel_size, rank, {1});
+  const auto strides = expand(layer().strides, rank, {1});
+  const auto dilation = expand(layer().dilation_rate, rank, {1});
+  std::vector<int64_t> left, right;
+  same_padding(rank, kernel, strides, dilation, left, right);
+  if (left != right) {
+    std::vector<int64_t> pads;  // last dimension first
+    for (size_t d = rank; d-- > 0;) pads.insert(pads.end(), {left[d], right[d]});
+    push(SpatialPad(pads, 0.0));
+    std::fill(left.begin(), left.end(), 0);
+  }
+  const int64_t in = channels();
+  const int64_t groups = depthwise ? in : layer().groups;
+  const int64_t filters = depthwise ? in * layer().depth_multiplier : resolve(layer().units, "filters");
+  if (in % groups != 0)
+    fail("groups: " + std::to_string(groups) + " does not divide the input's " + std::to_string(in) + " channels");
+  int64_t receptive = 1;
+  for (auto k : kernel) receptive *= k;
+  // Keras's fans: a depthwise kernel is (k, k, channels, multiplier).
+  const int64_t fan_in = receptive * (depthwise ? in : in / groups);
+  const int64_t fan_out = receptive * (depthwise ? layer().depth_multiplier : filters);
+  if (rank == 1) {
+    nn::Conv1d conv(nn::Conv1dOptions(in, filters, kernel[0])
+                        .stride(strides[0]).padding(left[0]).dilation(dilation[0]).groups(groups)
+                        .bias(layer().use_bias));
+    init_glorot(conv->weight, conv->bias, fan_in, fan_out);
+    push(conv);
+  } else {
+    nn::Conv2d conv(nn::Conv2dOptions(in, filters, {kernel[0], kernel[1]})
+                        .stride({strides[0], strides[1]})
+                        .padding({left[0], left[1]})
+                        .dilation({dilation[0], dilation[1]})
+                        .groups(groups)
+                        .bias(layer().use_bias));
+    init_glorot(conv->weight, conv->bias, fan_in, fan_out);
+    push(conv);
+  }
+  push_activation(layer().activation);
+}
+
+// Keras's transposed convolution: valid gives (in - 1) * stride + kernel,
+// same gives in * stride, cropping (kernel - stride) / 2 from the start.
+void GraphBuilder::add_conv_transpose(size_t rank) {
+  const auto kernel = expand(layer().kernel_size, rank, {1});
+  const auto strides = expand(layer().strides, rank, {1});
+  const bool same = layer().padding.mode == ConvPadding::kSame;
+  std::vector<int64_t> extra(rank, 0), crop_start(rank, 0), target(rank, 0);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t in = probe().size(static_cast<int64_t>(2 + d));
+    const int64_t valid = (in - 1) * strides[d] + kernel[d];
+    target[d] = same ? in * strides[d] : valid;
+    extra[d] = std::max<int64_t>(target[d] - valid, 0);  // kernel < stride: LibTorch's output_padding
+    crop_start[d] = std::max<int64_t>(valid - target[d], 0) / 2;
+  }
+  const int64_t in = channels();
+  const int64_t filters = resolve(layer().units, "filters");
+  int64_t receptive = 1;
+  for (auto k : kernel) receptive *= k;
+  if (rank == 1) {
+    nn::ConvTranspose1d conv(nn::ConvTranspose1dOptions(in, filters, kernel[0])
+                                 .stride(strides[0]).output_padding(extra[0]).bias(layer().use_bias));
+    init_glorot(conv->weight, conv->bias, receptive * in, receptive * filters);
+    push(conv);
+    if (probe().size(2) != target[0]) push(nn::Functional([start = crop_start[0], length = target[0]](const torch::Tensor& x) {
+      return x.narrow(2, start, length);
+    }));
+  } else {
+    nn::ConvTranspose2d conv(nn::ConvTranspose2dOptions(in, filters, {kernel[0], kernel[1]})
+                                 .stride({strides[0], strides[1]})
+                                 .output_padding({extra[0], extra[1]})
+                                 .bias(layer().use_bias));
+    init_glorot(conv->weight, conv->bias, receptive * in, receptive * filters);
+    push(conv);
+    if (probe().size(2) != target[0] || probe().size(3) != target[1])
+      push(Crop2d(crop_start[0], target[0], crop_start[1], target[1]));
+  }
+  push_activation(layer().activation);
+}
+
+void GraphBuilder::add_pool(size_t rank, bool is_max) {
+  const auto window = expand(layer().pool_size, rank, {2});
+  const auto strides = expand(layer().strides, rank, window);
+  // Keras "same" pooling: out = ceil(in / stride), padding the end; LibTorch
+  // gets there with ceil_mode and the left half of the padding.
+  const bool same = layer().padding.mode == ConvPadding::kSame;
+  std::vector<int64_t> pad(rank, 0), expected(rank, 0);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t in = probe().size(static_cast<int64_t>(2 + d));
+    if (!same && window[d] > in)
+      fail("pool_size " + std::to_string(window[d]) + " is larger than the input's " + std::to_string(in));
+    if (same) {
+      expected[d] = (in + strides[d] - 1) / strides[d];
+      pad[d] = std::max<int64_t>((expected[d] - 1) * strides[d] + window[d] - in, 0) / 2;
+    }
+  }
+  if (rank == 1) {
+    if (is_max) push(nn::MaxPool1d(nn::MaxPool1dOptions(window[0]).stride(strides[0]).padding(pad[0]).ceil_mode(same)));
+    else push(nn::AvgPool1d(nn::AvgPool1dOptions(window[0]).stride(strides[0]).padding(pad[0]).ceil_mode(same).count_include_pad(false)));
+  } else {
+    const auto w = torch::ExpandingArray<2>({window[0], window[1]});
+    const auto s = torch::ExpandingArray<2>({strides[0], strides[1]});
+    const auto p = torch::ExpandingArray<2>({pad[0], pad[1]});
+    if (is_max) push(nn::MaxPool2d(nn::MaxPool2dOptions(w).stride(s).padding(p).ceil_mode(same)));
+    else push(nn::AvgPool2d(nn::AvgPool2dOptions(w).stride(s).padding(p).ceil_mode(same).count_include_pad(false)));
+  }
+  for (size_t d = 0; same && d < rank; ++d)
+    if (probe().size(static_cast<int64_t>(2 + d)) != expected[d]) fail("'same' padding is not possible for this window");
+  if (deferred_activation_ != Activation::kLinear) {
+    current_.before_max_pool = false;
+    current_.is_output = false;
+    push_activation(std::exchange(deferred_activation_, Activation::kLinear));
+  }
+}
+
+void GraphBuilder::build(GlobalAvgPoolLayer) { push(GlobalAvgPool()); }
+void GraphBuilder::build(GlobalMaxPoolLayer) { push(GlobalMaxPool()); }
+void GraphBuilder::build(FlattenLayer) { push(nn::Flatten()); }
+void GraphBuilder::build(DropoutLayer) { push(nn::Dropout(layer().rate)); }
+void GraphBuilder::add_spatial_dropout() { push(SpatialDropout(layer().rate)); }
+void GraphBuilder::build(GaussianNoiseLayer) { push(GaussianNoise(layer().stddev)); }
+
+void GraphBuilder::build(Upsampling2dLayer) {
+  const auto size = expand(layer().size, 2, {2});
+  auto options = F::InterpolateFuncOptions().scale_factor(std::vector<double>{static_cast<double>(size[0]),
+                                                                              static_cast<double>(size[1])});
+  if (layer().interpolation == Interpolation::kBilinear) options.mode(torch::kBilinear).align_corners(false);
+  else options.mode(torch::kNearest);
+  push(nn::Functional([options](const torch::Tensor& x) { return F::interpolate(x, options); }));
+}
+
+void GraphBuilder::add_padding(LayerKind kind) {
+  const auto [top, bottom, left, right] = sides(layer().pad_amounts);
+  auto options = F::PadFuncOptions({left, right, top, bottom});
+  if (kind != LayerKind::kZeroPadding2d) {
+    // Reflection repeats no edge pixel, so it needs more rows than it adds.
+    const int64_t height = probe().size(2), width = probe().size(3);
+    if (kind == LayerKind::kReflectionPadding2d && (std::max(top, bottom) >= height || std::max(left, right) >= width))
+      fail("reflection padding of " + std::to_string(std::max(top, bottom)) + " rows and " +
+           std::to_string(std::max(left, right)) + " columns needs an input larger than that");
+    options.mode(kind == LayerKind::kReflectionPadding2d ? F::PadFuncOptions::mode_t(torch::kReflect)
+                                                          : F::PadFuncOptions::mode_t(torch::kReplicate));
+  }
+  push(SpatialPad(options));
+}
+
+void GraphBuilder::build(Cropping2dLayer) {
+  const auto [top, bottom, left, right] = sides(layer().cropping);
+  const int64_t height = probe().size(2) - top - bottom, width = probe().size(3) - left - right;
+  if (height <= 0 || width <= 0)
+    fail("cropping " + std::to_string(top + bottom) + " rows and " + std::to_string(left + right) +
+         " columns leaves nothing");
+  push(Crop2d(top, height, left, width));
+}
+
+void GraphBuilder::build(DenseLayer) {
+  nn::Linear linear(nn::LinearOptions(probe().size(1), resolve(layer().units, "units")).bias(layer().use_bias));
+  init_kernel(linear->weight, linear->bias);
+  push(linear);
+  push_activation(layer().activation);
+}
+
+void GraphBuilder::build(BatchNormLayer) {
+  const double momentum = 1.0 - layer().momentum;  // Keras keeps, LibTorch adds
+  if (probe().dim() == 4) push(nn::BatchNorm2d(nn::BatchNorm2dOptions(channels()).momentum(momentum).eps(layer().epsilon)));
+  else push(nn::BatchNorm1d(nn::BatchNorm1dOptions(channels()).momentum(momentum).eps(layer().epsilon)));
+}
+
+void GraphBuilder::build(LayerNormLayer) {
+  push(ChannelLayerNorm(channels(), layer().epsilon, layer().center, layer().scale));
+}
+
+void GraphBuilder::add_group_norm(bool per_channel) {
+  const int64_t groups = per_channel ? channels() : layer().norm_groups;
+  if (channels() % groups != 0)
+    fail("groups: " + std::to_string(groups) + " does not divide the input's " + std::to_string(channels()) +
+         " channels");
+  push(nn::GroupNorm(nn::GroupNormOptions(groups, channels()).eps(layer().epsilon).affine(layer().center)));
+}
+
+void GraphBuilder::build(RescalingLayer) {
+  push(nn::Functional([scale = layer().rescale, offset = layer().offset](const torch::Tensor& x) {
+    return x * scale + offset;
+  }));
+}
+
+}  // namespace trainer
