@@ -17,6 +17,7 @@
 #include "config/layer_kinds_core.h"
 #include "config/layer_kinds_graph.h"
 #include "config/layer_kinds_image.h"
+#include "config/layer_kinds_sequence.h"
 #include "config/layer_spec.h"
 
 namespace trainer {
@@ -33,7 +34,9 @@ using LayerKinds = std::tuple<
     SpatialDropoutLayer<LayerKind::kSpatialDropout2d, 2>, GaussianNoiseLayer, BatchNormLayer, LayerNormLayer,
     GroupNormLayer<LayerKind::kGroupNorm>, GroupNormLayer<LayerKind::kInstanceNorm>, ActivationLayer,
     RescalingLayer, ResidualLayer, ElementwiseMergeLayer<LayerKind::kAdd>,
-    ElementwiseMergeLayer<LayerKind::kMultiply>, ElementwiseMergeLayer<LayerKind::kAverage>, ConcatenateLayer>;
+    ElementwiseMergeLayer<LayerKind::kMultiply>, ElementwiseMergeLayer<LayerKind::kAverage>, ConcatenateLayer,
+    RecurrentLayer<LayerKind::kLstm>, RecurrentLayer<LayerKind::kGru>, PositionalEmbeddingLayer,
+    MultiHeadAttentionLayer, TransformerEncoderLayer>;
 
 namespace layer_kinds_detail {
 template <class F, size_t... I>

@@ -15,6 +15,7 @@ struct EmbeddingLayer {
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("input_dim", s.input_dim, "Rows: a number, or 'vocabulary' (from the data).");
     v("output_dim", s.units, "Width of each embedding vector.");
+    v("mask_zero", s.mask_zero, "Token 0 is padding: lstm, gru, attention and global pooling skip it (Keras).");
   }
   static void check(const LayerSpec& s, LayerProblems& p) {
     if (s.input_dim.keyword == "classes") p.bad("input_dim", "expected a positive integer or 'vocabulary'");

@@ -23,7 +23,9 @@ enum class LayerKind {
   kConv1dTranspose, kConv2dTranspose, kDepthwiseConv2d, kUpsampling2d, kZeroPadding2d, kReflectionPadding2d,
   kReplicationPadding2d, kCropping2d, kGlobalMaxPool,
   // Normalisation and regularisation.
-  kLayerNorm, kGroupNorm, kInstanceNorm, kSpatialDropout1d, kSpatialDropout2d, kGaussianNoise
+  kLayerNorm, kGroupNorm, kInstanceNorm, kSpatialDropout1d, kSpatialDropout2d, kGaussianNoise,
+  // Sequences.
+  kLstm, kGru, kPositionalEmbedding, kMultiHeadAttention, kTransformerEncoder
 };
 
 struct LayerSpec {
@@ -62,6 +64,13 @@ struct LayerSpec {
   int64_t axis = 1;
   double rescale = 1.0;
   double offset = 0.0;
+  bool mask_zero = false;
+  bool return_sequences = false;
+  bool bidirectional = false;
+  double dropout = 0.0;
+  int64_t num_heads = 2;
+  int64_t key_dim = 0;
+  int64_t intermediate_dim = 0;
 
   // Where the layer was written ("exp.yaml:12:5"), set by the reader, so that
   // errors found when the model is built can point at it. Not a key.
@@ -85,6 +94,7 @@ enum class LayerInput {
   kSpatial,         // (None, channels, one or more spatial dimensions)
   kSpatial1d,       // (None, channels, length)
   kSpatial2d,       // (None, channels, height, width)
+  kSequence,        // (None, features, length): an embedding's output, or a sequence layer's
   kMerge,           // two or more tensors (the merge layers)
   kBlock,           // the residual block: its layers decide
 };

@@ -22,6 +22,26 @@ bool is_max_pool(LayerKind kind) {
   return kind == LayerKind::kMaxPool1d || kind == LayerKind::kMaxPool2d;
 }
 
+// Whether a layer passes its input's padding mask on, as Keras's layers
+// that support masking do: those that keep the steps apart.
+bool keeps_mask(LayerKind kind, const LayerSpec& layer) {
+  switch (kind) {
+    case LayerKind::kLstm:
+    case LayerKind::kGru: return layer.return_sequences;
+    case LayerKind::kActivation:
+    case LayerKind::kDropout:
+    case LayerKind::kSpatialDropout1d:
+    case LayerKind::kGaussianNoise:
+    case LayerKind::kLayerNorm:
+    case LayerKind::kBatchNorm:
+    case LayerKind::kRescaling:
+    case LayerKind::kPositionalEmbedding:
+    case LayerKind::kMultiHeadAttention:
+    case LayerKind::kTransformerEncoder: return true;
+    default: return false;
+  }
+}
+
 bool is_monotonic(Activation a) { return a == Activation::kRelu || a == Activation::kTanh || a == Activation::kSigmoid; }
 
 nn::AnyModule activation_module(Activation activation, std::optional<double> alpha) {
@@ -58,6 +78,7 @@ GraphBuilder::GraphBuilder(const ModelConfig& config, const DataInfo& data) : co
   shape.insert(shape.end(), data.input_shape.begin(), data.input_shape.end());
   probes_.push_back(data.token_inputs ? torch::zeros(shape, torch::kInt64) : torch::zeros(shape));
   slot_rows_.push_back(kModelInputName);
+  slot_masked_.push_back(false);
   model_.net = GraphNet();
 }
 
@@ -68,6 +89,7 @@ Model GraphBuilder::build() {
     LayerSummary input_row{kModelInputName, shape_of(probes_.front()), 0, 0, {}};
     model_.summary.insert(model_.summary.begin(), input_row);
   }
+  model_.net->sequence_mask()->valid = torch::Tensor();
   model_.net->train();
   use_channels_last_for_images();
   return std::move(model_);
@@ -124,10 +146,15 @@ int GraphBuilder::build_layer(const LayerSpec& layer, const std::string& path, s
       node_ = model_.net->add_node(inputs, merge_op(Kind::kind), layer.axis);
       parts_ = 0;
       row_parameters_ = row_trainable_ = 0;
+      input_masked_ = false;
+      for (int input : inputs) input_masked_ = input_masked_ || slot_masked_[static_cast<size_t>(input)];
       if constexpr (Kind::input == LayerInput::kMerge) {
         merge(inputs, Kind::kind, layer.axis);
         push_activation(layer.activation);
+        output_masked_ = input_masked_;
       } else {
+        output_masked_ = (Kind::kind == LayerKind::kEmbedding && layer.mask_zero) ||
+                         (input_masked_ && keeps_mask(Kind::kind, layer));
         probes_.push_back(probes_[static_cast<size_t>(inputs.front())]);
         require(Kind::input);
         try {
@@ -172,6 +199,7 @@ int GraphBuilder::build_residual(const LayerSpec& layer, const std::string& path
   row_parameters_ = row_trainable_ = 0;
   probes_.push_back(model_.net->merge_newest({body_probe, shortcut_probe}));
   push_activation(layer.activation);
+  output_masked_ = slot_masked_[static_cast<size_t>(body)] || slot_masked_[static_cast<size_t>(shortcut)];
   add_row(row_name(LayerSpec{LayerKind::kAdd}, 0), node_, {body, shortcut});
   return node_;
 }
@@ -211,6 +239,10 @@ void GraphBuilder::add_row(const std::string& name, int slot, const std::vector<
   for (int input : inputs) connected.push_back(slot_rows_[static_cast<size_t>(input)]);
   slot_rows_.resize(static_cast<size_t>(slot) + 1);
   slot_rows_[static_cast<size_t>(slot)] = name;
+  slot_masked_.resize(static_cast<size_t>(slot) + 1);
+  // A mask describes the steps of a sequence: a layer that changed their number dropped it.
+  slot_masked_[static_cast<size_t>(slot)] =
+      output_masked_ && probe().dim() == 3 && probe().size(2) == probes_.front().size(1);
   model_.summary.push_back({name, shape_of(probes_[static_cast<size_t>(slot)]), row_parameters_, row_trainable_, connected});
   for (int64_t d = 1; d < probe().dim(); ++d)
     if (probe().size(d) == 0) fail("its output " + shape_text(shape_of(probe())) + " would be empty; the input is too small");
@@ -306,6 +338,9 @@ void GraphBuilder::require(LayerInput input) {
       return;
     case LayerInput::kSpatial2d:
       if (probe().dim() != 4) fail("needs an input of shape (None, channels, height, width)");
+      return;
+    case LayerInput::kSequence:
+      if (probe().dim() != 3) fail("needs a sequence of shape (None, features, length); put an embedding first");
       return;
   }
 }

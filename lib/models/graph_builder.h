@@ -77,6 +77,13 @@ class GraphBuilder {
   void build(BatchNormLayer);
   void build(LayerNormLayer);
   template <LayerKind K> void build(GroupNormLayer<K>) { add_group_norm(K == LayerKind::kInstanceNorm); }
+  template <LayerKind K> void build(RecurrentLayer<K>) { add_recurrent(K == LayerKind::kLstm); }
+  void build(PositionalEmbeddingLayer);
+  void build(MultiHeadAttentionLayer);
+  void build(TransformerEncoderLayer);
+  void add_recurrent(bool lstm);
+  // The mask for a layer that honours it: null when its input carries none.
+  std::shared_ptr<SequenceMask> input_mask() const { return input_masked_ ? model_.net->sequence_mask() : nullptr; }
   void build(ActivationLayer) { push_activation(layer().activation, layer().alpha); }
   void build(RescalingLayer);
   void add_conv(size_t rank, bool depthwise);
@@ -95,6 +102,9 @@ class GraphBuilder {
   Model model_;
   std::vector<torch::Tensor> probes_;  // the probe of every slot, the input first
   std::vector<std::string> slot_rows_;  // the summary row that wrote each slot
+  std::vector<bool> slot_masked_;       // whether each slot carries the padding mask
+  bool input_masked_ = false;           // the current layer's input does
+  bool output_masked_ = false;          // and its output will
   std::map<std::string, int> names_;    // tensor name -> slot
   Current current_;
   int node_ = -1;

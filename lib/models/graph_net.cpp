@@ -50,6 +50,7 @@ torch::Tensor GraphNetImpl::forward(const torch::Tensor& input) {
   if (!planned_) plan_releases();
   std::vector<torch::Tensor> slots(nodes_.size() + 1);
   slots[0] = input;
+  if (masks_) mask_->valid = input.ne(0);
   std::vector<torch::Tensor> inputs;
   for (size_t i = 0; i < nodes_.size(); ++i) {
     GraphNode& node = nodes_[i];

@@ -6,8 +6,11 @@
 // ("l3_0.weight"), so checkpoints of chain models are unchanged.
 #include <torch/torch.h>
 
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "models/sequence_layers.h"
 
 namespace trainer {
 
@@ -34,6 +37,11 @@ class GraphNetImpl : public torch::nn::Module {
 
   const std::vector<GraphNode>& nodes() const { return nodes_; }
 
+  // The padding mask the layers built to honour one read: computed from the
+  // token input (token 0 is padding) at every forward once enabled.
+  const std::shared_ptr<SequenceMask>& sequence_mask() const { return mask_; }
+  void enable_mask() { masks_ = true; }
+
  private:
   static torch::Tensor merge(const GraphNode& node, const std::vector<torch::Tensor>& inputs);
   // Slots no later node reads, freed after node i so that activations do not
@@ -42,6 +50,8 @@ class GraphNetImpl : public torch::nn::Module {
 
   std::vector<GraphNode> nodes_;
   std::vector<std::vector<int>> release_after_;
+  std::shared_ptr<SequenceMask> mask_ = std::make_shared<SequenceMask>();
+  bool masks_ = false;
   bool planned_ = false;
 };
 TORCH_MODULE(GraphNet);

@@ -30,7 +30,46 @@ void GraphBuilder::build(EmbeddingLayer) {
   const int64_t rows = resolve(layer().input_dim, "input_dim");
   auto embedding = ChannelsFirstEmbedding(rows, resolve(layer().units, "output_dim"));
   if (config_.init == InitScheme::kKeras) nn::init::uniform_(embedding->embedding->weight, -0.05, 0.05);
+  if (layer().mask_zero) {
+    model_.net->enable_mask();
+    model_.net->sequence_mask()->valid = torch::ones({1, probe().size(1)}, torch::kBool);  // the probes'
+  }
   push(embedding);
+}
+
+void GraphBuilder::add_recurrent(bool lstm) {
+  RecurrentImpl::Options options;
+  options.lstm = lstm;
+  options.input = channels();
+  options.units = resolve(layer().units, "units");
+  options.bidirectional = layer().bidirectional;
+  options.return_sequences = layer().return_sequences;
+  options.dropout = layer().dropout;
+  Recurrent recurrent(options, input_mask());
+  if (config_.init == InitScheme::kKeras) recurrent->init_keras();
+  push(recurrent);
+}
+
+void GraphBuilder::build(PositionalEmbeddingLayer) { push(PositionalEmbedding(probe().size(2), channels())); }
+
+void GraphBuilder::build(MultiHeadAttentionLayer) {
+  const int64_t heads = layer().num_heads;
+  if (layer().key_dim == 0 && channels() % heads != 0)
+    fail("num_heads: " + std::to_string(heads) + " does not divide the " + std::to_string(channels()) +
+         " features; give key_dim");
+  SelfAttention attention(channels(), heads, layer().key_dim ? layer().key_dim : channels() / heads, layer().dropout,
+                          input_mask());
+  if (config_.init == InitScheme::kKeras) attention->init_keras();
+  push(attention);
+}
+
+void GraphBuilder::build(TransformerEncoderLayer) {
+  if (channels() % layer().num_heads != 0)
+    fail("num_heads: " + std::to_string(layer().num_heads) + " does not divide the " + std::to_string(channels()) +
+         " features");
+  TransformerEncoder encoder(channels(), layer().num_heads, layer().intermediate_dim, layer().dropout, input_mask());
+  if (config_.init == InitScheme::kKeras) encoder->init_keras();
+  push(encoder);
 }
 
 void GraphBuilder::same_padding(size_t rank, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
@@ -168,8 +207,8 @@ void GraphBuilder::add_pool(size_t rank, bool is_max) {
   }
 }
 
-void GraphBuilder::build(GlobalAvgPoolLayer) { push(GlobalAvgPool()); }
-void GraphBuilder::build(GlobalMaxPoolLayer) { push(GlobalMaxPool()); }
+void GraphBuilder::build(GlobalAvgPoolLayer) { push(GlobalPool(false, input_mask())); }
+void GraphBuilder::build(GlobalMaxPoolLayer) { push(GlobalPool(true, input_mask())); }
 void GraphBuilder::build(FlattenLayer) { push(nn::Flatten()); }
 void GraphBuilder::build(DropoutLayer) { push(nn::Dropout(layer().rate)); }
 void GraphBuilder::add_spatial_dropout() { push(SpatialDropout(layer().rate)); }

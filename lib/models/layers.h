@@ -14,12 +14,6 @@ struct ChannelsFirstEmbeddingImpl : torch::nn::Module {
 };
 TORCH_MODULE(ChannelsFirstEmbedding);
 
-// Mean over every dimension after the channels: [N, C, ...] -> [N, C].
-struct GlobalAvgPoolImpl : torch::nn::Module {
-  torch::Tensor forward(const torch::Tensor& x) { return x.flatten(2).mean(2); }
-};
-TORCH_MODULE(GlobalAvgPool);
-
 // Padding of the spatial dimensions: zeros as Keras's asymmetric "same"
 // padding needs, or reflected / replicated edges (the padding layers).
 // `pads` is (left, right) for the last dimension first, as
@@ -32,12 +26,6 @@ struct SpatialPadImpl : torch::nn::Module {
   torch::nn::functional::PadFuncOptions options_;
 };
 TORCH_MODULE(SpatialPad);
-
-// Maximum over every dimension after the channels: [N, C, ...] -> [N, C].
-struct GlobalMaxPoolImpl : torch::nn::Module {
-  torch::Tensor forward(const torch::Tensor& x) { return x.flatten(2).amax(2); }
-};
-TORCH_MODULE(GlobalMaxPool);
 
 // Layer normalisation over the channels (dimension 1) at every position: what
 // Keras's LayerNormalization does to channels-last data.

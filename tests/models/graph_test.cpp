@@ -2,19 +2,20 @@
 // image-to-image models; checked against PyTorch and Keras's counts.
 #include <catch2/catch.hpp>
 
-#include <cstdio>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "config/config_loader.h"
 #include "config/config_writer.h"
 #include "models/model.h"
+#include "reference_check.h"
 #include "test_paths.h"
 #include "util/error.h"
 
 using namespace trainer;
+using trainer::testing::check_close;
 using trainer::testing::source_dir;
+using trainer::testing::tensor_json;
 
 namespace {
 
@@ -45,22 +46,6 @@ int64_t total(const Model& model, bool trainable_only = false) {
   int64_t sum = 0;
   for (const auto& row : model.summary) sum += trainable_only ? row.trainable : row.parameters;
   return sum;
-}
-
-nlohmann::json as_json(const torch::Tensor& t) {
-  const torch::Tensor flat = t.detach().contiguous().to(torch::kDouble).flatten();
-  return {{"shape", t.sizes().vec()}, {"data", std::vector<double>(flat.data_ptr<double>(), flat.data_ptr<double>() + flat.numel())}};
-}
-
-void check_close(const torch::Tensor& ours, const nlohmann::json& theirs, const std::string& what) {
-  const auto expected = theirs.get<std::vector<double>>();
-  const torch::Tensor flat = ours.detach().contiguous().to(torch::kDouble).flatten();
-  REQUIRE(static_cast<size_t>(flat.numel()) == expected.size());
-  const torch::Tensor reference = torch::tensor(expected, torch::kDouble);
-  const double scale = reference.abs().max().item<double>() + 1e-6;
-  const double error = (flat - reference).abs().max().item<double>();
-  INFO(what << ": largest difference " << error << ", largest value " << scale);
-  CHECK(error <= 1e-4 * scale + 1e-6);
 }
 
 const char* kEveryImageLayer = R"(
@@ -105,21 +90,15 @@ TEST_CASE("graph layers equal PyTorch's: output, input and parameter gradients",
     // Away from the initial ones and zeros, so every weight shows in the output.
     for (auto& p : model.net->parameters()) p.uniform_(-0.6, 0.6);
   }
-  for (const auto& p : model.net->named_parameters()) given["params"][p.key()] = as_json(p.value());
+  for (const auto& p : model.net->named_parameters()) given["params"][p.key()] = tensor_json(p.value());
   const torch::Tensor input = torch::randn({2, 3, 8, 8}).requires_grad_(true);
   const torch::Tensor output = model.forward(input);
   REQUIRE(output.sizes() == torch::IntArrayRef({2, 3}));
   const torch::Tensor grad_output = torch::randn_like(output);
   (output * grad_output).sum().backward();
-  given["input"] = as_json(input);
-  given["grad_output"] = as_json(grad_output);
-
-  const std::string dir = testing::fresh_dir("graph-reference");
-  std::ofstream(dir + "/given.json") << given.dump();
-  const std::string command = "/usr/bin/python3 " + source_dir() + "/tests/models/graph_reference.py " + dir +
-                              "/given.json " + dir + "/expected.json";
-  REQUIRE(std::system(command.c_str()) == 0);
-  const auto expected = nlohmann::json::parse(read_file(dir + "/expected.json"));
+  given["input"] = tensor_json(input);
+  given["grad_output"] = tensor_json(grad_output);
+  const auto expected = testing::run_reference("graph_reference.py", given, "graph-reference");
   check_close(output, expected["output"], "output");
   check_close(input.grad(), expected["input_grad"], "input gradient");
   for (const auto& p : model.net->named_parameters())

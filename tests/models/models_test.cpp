@@ -178,6 +178,8 @@ TEST_CASE("every layer kind of the table builds from its input rule, and refuses
     if (name == "dense") keys = ", units: 3";
     if (name == "depthwise_conv2d") keys = ", kernel_size: 3";
     if (name == "groupnorm") keys = ", groups: 2";
+    if (name == "lstm" || name == "gru") keys = ", units: 3";
+    if (name == "transformer_encoder") keys = ", intermediate_dim: 4";
     if (name == "residual") keys = ", layers: [{type: activation, activation: relu}]";
     LayerInput rule = LayerInput::kAny;
     with_layer_kind(entry.value, [&](auto kind) { rule = decltype(kind)::input; });
@@ -199,7 +201,8 @@ TEST_CASE("every layer kind of the table builds from its input rule, and refuses
         CHECK_THROWS_WITH(build_model(config, wrong), Catch::Contains("put an embedding layer first"));
         wrong = images(2, 8, 8, 3);
         break;
-      case LayerInput::kSpatial1d: fits.input_shape = {2, 8}; break;
+      case LayerInput::kSpatial1d:
+      case LayerInput::kSequence: fits.input_shape = {2, 8}; break;
       case LayerInput::kSpatial2d:
       case LayerInput::kSpatial:
       case LayerInput::kAny:
