@@ -33,6 +33,17 @@ template <> struct EnumTable<Activation> {
       {Activation::kSoftplus, "softplus"}};
 };
 
+// A layer's kernel_initializer / bias_initializer (Keras's names); `default`
+// follows model.init.
+enum class Initializer { kDefault, kGlorotUniform, kHeNormal, kHeUniform, kOrthogonal, kZeros, kOnes, kPytorch };
+template <> struct EnumTable<Initializer> {
+  static constexpr EnumName<Initializer> entries[] = {
+      {Initializer::kDefault, "default"},     {Initializer::kGlorotUniform, "glorot_uniform"},
+      {Initializer::kHeNormal, "he_normal"},  {Initializer::kHeUniform, "he_uniform"},
+      {Initializer::kOrthogonal, "orthogonal"}, {Initializer::kZeros, "zeros"},
+      {Initializer::kOnes, "ones"},           {Initializer::kPytorch, "pytorch"}};
+};
+
 // How upsampling2d fills the new pixels (Keras UpSampling2D interpolation).
 enum class Interpolation { kNearest, kBilinear };
 template <> struct EnumTable<Interpolation> {

@@ -54,6 +54,8 @@ struct LayerSpec {
   Activation activation = Activation::kLinear;
   std::optional<double> alpha;
   bool use_bias = true;
+  Initializer kernel_initializer = Initializer::kDefault;
+  Initializer bias_initializer = Initializer::kDefault;
   double rate = 0.5;
   double stddev = 0.1;
   double momentum = 0.99;
@@ -82,7 +84,9 @@ struct LayerSpec {
   // (and runs written then resume without a difference).
   bool is_quiet_default(const std::string& key) const {
     return (key == "name" && name.empty()) || (key == "inputs" && inputs.empty()) ||
-           (key == "repeat" && repeat == 1) || (key == "shortcut" && shortcut.empty());
+           (key == "repeat" && repeat == 1) || (key == "shortcut" && shortcut.empty()) ||
+           (key == "kernel_initializer" && kernel_initializer == Initializer::kDefault) ||
+           (key == "bias_initializer" && bias_initializer == Initializer::kDefault);
   }
 };
 
@@ -108,6 +112,21 @@ class LayerProblems {
   // "model.layers[2]: missing required key 'KEY'"
   virtual void missing(const std::string& key) = 0;
 };
+
+// The initialiser keys of the layers with a kernel and a bias.
+template <class V>
+void initializer_fields(LayerSpec& s, V& v) {
+  v("kernel_initializer", s.kernel_initializer,
+    "glorot_uniform, he_normal, he_uniform, orthogonal, zeros, ones, pytorch (LibTorch's), or default "
+    "(model.init).");
+  v("bias_initializer", s.bias_initializer, "zeros, ones, pytorch, or default (model.init: keras zeros).");
+}
+
+inline void check_initializers(const LayerSpec& s, LayerProblems& p) {
+  if (s.bias_initializer != Initializer::kDefault && s.bias_initializer != Initializer::kZeros &&
+      s.bias_initializer != Initializer::kOnes && s.bias_initializer != Initializer::kPytorch)
+    p.bad("bias_initializer", "a bias takes zeros, ones, pytorch or default");
+}
 
 // Sizes given for `rank` spatial dimensions: one number, or one per dimension.
 inline void check_dims(const Dims& dims, size_t rank, const std::string& key, LayerProblems& problems) {

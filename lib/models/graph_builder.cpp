@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "config/validate_graph.h"
+#include "models/initializers.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -345,17 +346,16 @@ void GraphBuilder::require(LayerInput input) {
   }
 }
 
-void GraphBuilder::init_glorot(torch::Tensor& weight, torch::Tensor& bias, int64_t fan_in, int64_t fan_out) {
-  if (config_.init != InitScheme::kKeras) return;
-  const double limit = std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
-  nn::init::uniform_(weight, -limit, limit);
-  if (bias.defined()) nn::init::zeros_(bias);
-}
-
-void GraphBuilder::init_kernel(torch::Tensor& weight, torch::Tensor& bias) {
-  if (config_.init != InitScheme::kKeras) return;
-  nn::init::xavier_uniform_(weight);
-  if (bias.defined()) nn::init::zeros_(bias);
+void GraphBuilder::initialise(torch::Tensor& weight, torch::Tensor& bias, int64_t fan_in, int64_t fan_out) {
+  const Initializer model_default = config_.init == InitScheme::kKeras ? Initializer::kGlorotUniform
+                                                                       : Initializer::kPytorch;
+  const Initializer kernel = layer().kernel_initializer == Initializer::kDefault ? model_default
+                                                                                 : layer().kernel_initializer;
+  const Initializer bias_scheme = layer().bias_initializer != Initializer::kDefault ? layer().bias_initializer
+                                  : config_.init == InitScheme::kKeras             ? Initializer::kZeros
+                                                                                   : Initializer::kPytorch;
+  initialise_kernel(weight, kernel, fan_in, fan_out);
+  initialise_bias(bias, bias_scheme);
 }
 
 Model build_model(const ModelConfig& config, const DataInfo& data) { return GraphBuilder(config, data).build(); }

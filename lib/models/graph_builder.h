@@ -53,8 +53,8 @@ class GraphBuilder {
   void push_activation(Activation activation, std::optional<double> alpha = std::nullopt);
   void require(LayerInput input);
   int64_t resolve(const SizeRef& size, const char* key) const;
-  void init_glorot(torch::Tensor& weight, torch::Tensor& bias, int64_t fan_in, int64_t fan_out);
-  void init_kernel(torch::Tensor& weight, torch::Tensor& bias);
+  // The layer's kernel_initializer and bias_initializer, or model.init's.
+  void initialise(torch::Tensor& weight, torch::Tensor& bias, int64_t fan_in, int64_t fan_out);
   void use_channels_last_for_images();
 
   // One builder per single-input entry of LayerKinds (config/layer_kinds.h),

@@ -118,7 +118,7 @@ void GraphBuilder::add_conv(size_t rank, bool depthwise) {
     nn::Conv1d conv(nn::Conv1dOptions(in, filters, kernel[0])
                         .stride(strides[0]).padding(left[0]).dilation(dilation[0]).groups(groups)
                         .bias(layer().use_bias));
-    init_glorot(conv->weight, conv->bias, fan_in, fan_out);
+    initialise(conv->weight, conv->bias, fan_in, fan_out);
     push(conv);
   } else {
     nn::Conv2d conv(nn::Conv2dOptions(in, filters, {kernel[0], kernel[1]})
@@ -127,7 +127,7 @@ void GraphBuilder::add_conv(size_t rank, bool depthwise) {
                         .dilation({dilation[0], dilation[1]})
                         .groups(groups)
                         .bias(layer().use_bias));
-    init_glorot(conv->weight, conv->bias, fan_in, fan_out);
+    initialise(conv->weight, conv->bias, fan_in, fan_out);
     push(conv);
   }
   push_activation(layer().activation);
@@ -154,7 +154,7 @@ void GraphBuilder::add_conv_transpose(size_t rank) {
   if (rank == 1) {
     nn::ConvTranspose1d conv(nn::ConvTranspose1dOptions(in, filters, kernel[0])
                                  .stride(strides[0]).output_padding(extra[0]).bias(layer().use_bias));
-    init_glorot(conv->weight, conv->bias, receptive * in, receptive * filters);
+    initialise(conv->weight, conv->bias, receptive * in, receptive * filters);
     push(conv);
     if (probe().size(2) != target[0]) push(nn::Functional([start = crop_start[0], length = target[0]](const torch::Tensor& x) {
       return x.narrow(2, start, length);
@@ -164,7 +164,7 @@ void GraphBuilder::add_conv_transpose(size_t rank) {
                                  .stride({strides[0], strides[1]})
                                  .output_padding({extra[0], extra[1]})
                                  .bias(layer().use_bias));
-    init_glorot(conv->weight, conv->bias, receptive * in, receptive * filters);
+    initialise(conv->weight, conv->bias, receptive * in, receptive * filters);
     push(conv);
     if (probe().size(2) != target[0] || probe().size(3) != target[1])
       push(Crop2d(crop_start[0], target[0], crop_start[1], target[1]));
@@ -248,8 +248,9 @@ void GraphBuilder::build(Cropping2dLayer) {
 }
 
 void GraphBuilder::build(DenseLayer) {
-  nn::Linear linear(nn::LinearOptions(probe().size(1), resolve(layer().units, "units")).bias(layer().use_bias));
-  init_kernel(linear->weight, linear->bias);
+  const int64_t units = resolve(layer().units, "units");
+  nn::Linear linear(nn::LinearOptions(probe().size(1), units).bias(layer().use_bias));
+  initialise(linear->weight, linear->bias, probe().size(1), units);
   push(linear);
   push_activation(layer().activation);
 }

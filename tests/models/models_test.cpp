@@ -90,6 +90,46 @@ TEST_CASE("Keras initialisation: Glorot-uniform kernels, zero biases, +-0.05 emb
   CHECK(params["l2_0.bias"].abs().sum().item<float>() == 0.0f);
 }
 
+TEST_CASE("per-layer initialisers: Keras's distributions, and LibTorch's on request", "[models][init]") {
+  torch::manual_seed(2);
+  const auto kernel_of = [](const std::string& initializer, const std::string& bias = "default") {
+    const auto config = model_of("[{type: flatten}, {type: dense, units: 400, kernel_initializer: " + initializer +
+                                 ", bias_initializer: " + bias + "}]");
+    auto params = build_model(config, images(1, 20, 20, 2)).net->named_parameters();
+    return std::make_pair(params["l1_0.weight"], params["l1_0.bias"]);
+  };
+  const double fan_in = 400;
+  SECTION("he_normal: a normal of variance 2 / fan_in cut at two widened deviations") {
+    const auto weight = kernel_of("he_normal").first;
+    const double stddev = std::sqrt(2.0 / fan_in);
+    CHECK(weight.std().item<double>() == Approx(stddev).epsilon(0.03));
+    CHECK(weight.abs().max().item<double>() <= 2 * stddev / 0.87962566103423978 + 1e-6);
+  }
+  SECTION("he_uniform and glorot_uniform: their limits") {
+    const auto he = kernel_of("he_uniform").first;
+    CHECK(he.abs().max().item<double>() <= std::sqrt(6.0 / fan_in));
+    CHECK(he.abs().max().item<double>() > 0.99 * std::sqrt(6.0 / fan_in));
+    const auto glorot = kernel_of("glorot_uniform").first;
+    CHECK(glorot.abs().max().item<double>() <= std::sqrt(6.0 / (fan_in + 400)));
+  }
+  SECTION("orthogonal, zeros, ones") {
+    const auto orthogonal = kernel_of("orthogonal").first;
+    CHECK(torch::allclose(orthogonal.matmul(orthogonal.t()), torch::eye(400), 1e-4, 1e-4));
+    const auto [zeros, ones_bias] = kernel_of("zeros", "ones");
+    CHECK(zeros.abs().sum().item<double>() == 0.0);
+    CHECK(ones_bias.eq(1).all().item<bool>());
+  }
+  SECTION("pytorch: LibTorch's bound 1 / sqrt(fan_in) for kernel and bias") {
+    const auto [weight, bias] = kernel_of("pytorch", "pytorch");
+    CHECK(weight.abs().max().item<double>() <= 1 / std::sqrt(fan_in));
+    CHECK(weight.abs().max().item<double>() > 0.99 / std::sqrt(fan_in));
+    CHECK(bias.abs().sum().item<double>() > 0);
+  }
+  SECTION("a bias takes no kernel distribution") {
+    CHECK_THROWS_WITH(kernel_of("zeros", "he_normal"), Catch::Contains("a bias takes zeros, ones, pytorch or default"));
+  }
+}
+
 TEST_CASE("layers that do not fit their input are config errors naming the layer", "[models]") {
   CHECK_THROWS_WITH(build_model(model_of("[{type: dense, units: 3}]"), images(1, 4, 4, 2)),
                     Catch::Contains("model.layers[0] (dense, input (None, 1, 4, 4))") &&
