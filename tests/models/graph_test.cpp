@@ -7,6 +7,7 @@
 
 #include "config/config_loader.h"
 #include "config/config_writer.h"
+#include "model_fixtures.h"
 #include "models/model.h"
 #include "reference_check.h"
 #include "test_paths.h"
@@ -14,6 +15,10 @@
 
 using namespace trainer;
 using trainer::testing::check_close;
+using trainer::testing::experiment_of;
+using trainer::testing::images;
+using trainer::testing::layers_of;
+using trainer::testing::parameter_count;
 using trainer::testing::source_dir;
 using trainer::testing::tensor_json;
 
@@ -24,28 +29,6 @@ std::string read_file(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-ExperimentConfig experiment_of(const std::string& model_yaml) {
-  return parse_experiment("data: {dataset: synthetic}\nloss: {from_logits: true}\n" + model_yaml, "m.yaml");
-}
-
-ModelConfig layers_of(const std::string& layers_yaml) {
-  return experiment_of("model:\n  layers:\n" + layers_yaml).model;
-}
-
-DataInfo images(int64_t channels, int64_t height, int64_t width, int64_t classes) {
-  DataInfo info;
-  info.name = "test";
-  info.input_shape = {channels, height, width};
-  info.classes = classes;
-  return info;
-}
-
-int64_t total(const Model& model, bool trainable_only = false) {
-  int64_t sum = 0;
-  for (const auto& row : model.summary) sum += trainable_only ? row.trainable : row.parameters;
-  return sum;
 }
 
 const char* kEveryImageLayer = R"(
@@ -109,9 +92,9 @@ TEST_CASE("ResNet-50 has Keras's published parameter counts", "[models][graph][s
   const ExperimentConfig config = parse_experiment(read_file(source_dir() + "/configs/resnet50.yaml"), "resnet50.yaml");
   const Model model = build_model(config.model, images(3, 224, 224, 1000));
   // keras.applications.ResNet50(weights=None).summary()
-  CHECK(total(model) == 25636712);
-  CHECK(total(model, true) == 25583592);
-  CHECK(total(model) - total(model, true) == 53120);
+  CHECK(parameter_count(model) == 25636712);
+  CHECK(parameter_count(model, true) == 25583592);
+  CHECK(parameter_count(model) - parameter_count(model, true) == 53120);
   CHECK(model.summary.back().output_shape == std::vector<int64_t>{1000});
   CHECK(model.summary[1].name == "zero_padding2d");
   CHECK(model.summary.front().name == "input");
@@ -128,7 +111,7 @@ TEST_CASE("the DeblurGAN generator: image in, image out, with the global skip", 
   const int64_t block = 2 * conv(3, 256, 256) + 2 * 2 * 256;
   const int64_t expected = conv(7, 3, 64) + 128 + conv(3, 64, 128) + 256 + conv(3, 128, 256) + 512 + 9 * block +
                            conv(3, 256, 128) + 256 + conv(3, 128, 64) + 128 + conv(7, 64, 3);
-  CHECK(total(model) == expected);
+  CHECK(parameter_count(model) == expected);
   model.net->eval();
   torch::NoGradGuard no_grad;
   const torch::Tensor image = torch::rand({1, 3, 32, 32}) * 2 - 1;

@@ -1,38 +1,14 @@
 #include <catch2/catch.hpp>
 
 #include "config/config_loader.h"
+#include "model_fixtures.h"
 #include "models/model.h"
 #include "util/error.h"
 
 using namespace trainer;
-
-namespace {
-
-ModelConfig model_of(const std::string& layers_yaml) {
-  return parse_experiment("data: {dataset: synthetic}\nloss: {from_logits: true}\nmodel:\n  layers: " + layers_yaml + "\n",
-                          "m.yaml")
-      .model;
-}
-
-DataInfo tokens(int64_t length, int64_t vocabulary, int64_t classes) {
-  DataInfo info;
-  info.name = "test";
-  info.input_shape = {length};
-  info.token_inputs = true;
-  info.vocabulary = vocabulary;
-  info.classes = classes;
-  return info;
-}
-
-DataInfo images(int64_t channels, int64_t height, int64_t width, int64_t classes) {
-  DataInfo info;
-  info.name = "test";
-  info.input_shape = {channels, height, width};
-  info.classes = classes;
-  return info;
-}
-
-}  // namespace
+using trainer::testing::images;
+using trainer::testing::model_of;
+using trainer::testing::tokens;
 
 TEST_CASE("the Reuters Conv1D model has exactly Keras's parameter counts", "[models][summary]") {
   const auto config = model_of(R"([

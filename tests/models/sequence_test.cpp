@@ -3,37 +3,19 @@
 #include <catch2/catch.hpp>
 
 #include "config/config_loader.h"
+#include "model_fixtures.h"
 #include "models/model.h"
 #include "reference_check.h"
 #include "util/error.h"
 
 using namespace trainer;
 using trainer::testing::check_close;
+using trainer::testing::layers_of;
+using trainer::testing::parameter_count;
+using trainer::testing::tokens;
 using trainer::testing::tensor_json;
 
 namespace {
-
-ModelConfig layers_of(const std::string& layers_yaml) {
-  return parse_experiment("data: {dataset: synthetic}\nloss: {from_logits: true}\nmodel:\n  layers:\n" + layers_yaml,
-                          "m.yaml")
-      .model;
-}
-
-DataInfo tokens(int64_t length, int64_t vocabulary, int64_t classes) {
-  DataInfo info;
-  info.name = "test";
-  info.input_shape = {length};
-  info.token_inputs = true;
-  info.vocabulary = vocabulary;
-  info.classes = classes;
-  return info;
-}
-
-int64_t total(const Model& model) {
-  int64_t sum = 0;
-  for (const auto& row : model.summary) sum += row.parameters;
-  return sum;
-}
 
 const char* kEverySequenceLayer = R"(
     - {type: embedding, output_dim: 6, mask_zero: true}
@@ -107,7 +89,7 @@ TEST_CASE("sequence layers have Keras's parameter counts and shapes", "[models][
                                        4 * (16 * 16 + 16) + 4 * 16 + 16 * 24 + 24 + 24 * 16 + 16, 0, 16 * 5 + 5});
   CHECK(model.summary[1].output_shape == std::vector<int64_t>{16, 12});
   CHECK(model.summary[2].output_shape == std::vector<int64_t>{16, 12});
-  CHECK(total(model) > 0);
+  CHECK(parameter_count(model) > 0);
 }
 
 TEST_CASE("sequence layers refuse what is not a sequence", "[models][sequence][errors]") {
