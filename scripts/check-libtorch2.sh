@@ -71,7 +71,11 @@ check_cpu() {
   echo "check-libtorch2: building and testing against $(in_root "$root" "dpkg-query -W -f='\${Version}' libtorch-dev")"
   in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=OFF >/dev/null &&
     $(build_command /build)"
-  in_root "$root" "cd /build && ctest -j$jobs --output-on-failure" | tail -25
+  # The whole log is kept; a failing test shows every line but the passes.
+  in_root "$root" "cd /build && ctest -j$jobs --output-on-failure >/build/ctest.log 2>&1; status=\$?
+    if [ \$status -eq 0 ]; then tail -5 /build/ctest.log
+    else grep -v ' Passed ' /build/ctest.log | tail -300
+      echo 'check-libtorch2: tests failed (the log: /build/ctest.log in the chroot)'; exit 1; fi"
 }
 
 check_cuda() {
@@ -99,7 +103,12 @@ chroot_preflight
 case "$stage" in
   cpu) check_cpu ;;
   cuda) check_cuda ;;
-  all) check_cpu && check_cuda ;;
+  # Not `check_cpu && check_cuda`: a function in an && list runs without
+  # errexit, and its failure would go unnoticed.
+  all)
+    check_cpu
+    check_cuda
+    ;;
   *) echo "usage: $0 [cpu|cuda|all]" >&2; exit 2 ;;
 esac
 echo "check-libtorch2: $stage done in $(( $(date +%s) - start )) s"

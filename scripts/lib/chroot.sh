@@ -38,9 +38,12 @@ unmount_all() {
 }
 trap unmount_all EXIT
 
+# A mount already there (left by a killed run, or made by hand) is replaced:
+# kept, it could hold another source tree than this one.
 bind() {  # SOURCE TARGET
   $sudo mkdir -p "$2"
-  mountpoint -q "$2" || { $sudo mount --bind "$1" "$2" && mounted+=("$2"); }
+  if mountpoint -q "$2"; then $sudo umount -l "$2"; fi
+  $sudo mount --bind "$1" "$2" && mounted+=("$2")
 }
 
 # A command in ROOT as root, in a clean environment.
