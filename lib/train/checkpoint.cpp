@@ -153,4 +153,22 @@ TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model,
   return state;
 }
 
+std::string load_newest_usable(const ResumePoint& point, TrainingState& state, torch::nn::Module& model,
+                               torch::optim::Optimizer* optimizer, const torch::Device& device,
+                               const std::string& optimizer_name) {
+  std::string reasons;
+  for (const std::string& candidate : point.checkpoints) {
+    try {
+      state = load_checkpoint(candidate, model, optimizer, device, optimizer_name);
+      return candidate;
+    } catch (const UnusableCheckpoint& e) {
+      if (point.named_file) throw;
+      log().warn("skipping {}", e.what());
+      reasons += std::string("\n  ") + e.what();
+    }
+  }
+  throw IoError("no usable checkpoint in " + point.run.checkpoints() + ":" + reasons,
+                "every checkpoint of the run is damaged or diverged; start a new run");
+}
+
 }  // namespace trainer

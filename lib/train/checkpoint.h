@@ -8,6 +8,7 @@
 #include <string>
 
 #include "train/checkpoint_seal.h"
+#include "train/run_dir.h"
 
 namespace trainer {
 
@@ -28,12 +29,6 @@ struct TrainingState {
 void save_checkpoint(const std::string& path, torch::nn::Module& model, const torch::optim::Optimizer& optimizer,
                      const TrainingState& state);
 
-// Restores into `model` and, when given, `optimizer` (of kind
-// `optimizer_name`, compared with the checkpoint's), their tensors placed on
-// `device` (a checkpoint written on a GPU loads on a CPU and vice versa).
-// Throws UnusableCheckpoint when the file is damaged (seal or CRC-32) or
-// holds non-finite weights; IoError when it cannot be read or does not fit
-// the model; UsageError when the optimizer differs.
 // The names of the parameters and buffers of `model` that hold NaN or an
 // infinity (one host sync for all of them).
 std::vector<std::string> non_finite_tensors(torch::nn::Module& model);
@@ -42,7 +37,21 @@ std::vector<std::string> non_finite_tensors(torch::nn::Module& model);
 // `model` has non-finite weights.
 void require_finite_weights(torch::nn::Module& model, const std::string& path);
 
+// Restores into `model` and, when given, `optimizer` (of kind
+// `optimizer_name`, compared with the checkpoint's), their tensors placed on
+// `device` (a checkpoint written on a GPU loads on a CPU and vice versa).
+// Throws UnusableCheckpoint when the file is damaged (seal or CRC-32) or
+// holds non-finite weights; IoError when it cannot be read or does not fit
+// the model; UsageError when the optimizer differs.
 TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer* optimizer,
                               const torch::Device& device = torch::kCPU, const std::string& optimizer_name = {});
+
+// Resuming: loads the newest of `point`'s checkpoints that is usable into
+// `state`, `model` and `optimizer` (as load_checkpoint), warning about each
+// one skipped with the reason; returns its path. Throws IoError naming every
+// reason when none is usable; a file named on its own is not skipped.
+std::string load_newest_usable(const ResumePoint& point, TrainingState& state, torch::nn::Module& model,
+                               torch::optim::Optimizer* optimizer, const torch::Device& device,
+                               const std::string& optimizer_name);
 
 }  // namespace trainer

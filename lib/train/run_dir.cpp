@@ -133,4 +133,21 @@ void truncate_metrics(const RunDir& run, int64_t epoch) {
   write_file_atomic(run.metrics(), kept);
 }
 
+void keep_config_in_force(const RunDir& run, const std::string& config_yaml) {
+  const std::optional<std::string> saved = read_text_file(run.config());
+  if (saved == config_yaml) return;
+  std::string kept;
+  for (int n = 1; kept.empty() || std::filesystem::exists(kept); ++n)
+    kept = run.path + "/config.resume-" + std::to_string(n) + ".yaml";
+  if (saved) write_file_atomic(kept, *saved);
+  write_file_atomic(run.config(), config_yaml);
+  log().info("{} now holds the config in force{}", run.config(), saved ? "; the earlier one is " + kept : "");
+}
+
+void remove_debris(const RunDir& run) {
+  for (const std::string& dir : {run.path, run.checkpoints()})
+    for (const std::string& path : remove_stale_temp_files(dir))
+      log().info("removed {}, the unfinished file of a process that no longer runs", path);
+}
+
 }  // namespace trainer

@@ -63,4 +63,13 @@ RunDir open_run_dir(const std::string& root, const std::string& experiment, cons
 // what comes after), atomically.
 void truncate_metrics(const RunDir& run, int64_t epoch);
 
+// A resume that changed keys (run_command checked they may change):
+// config.yaml becomes `config_yaml`, the config in force, and the earlier one
+// is kept as config.resume-N.yaml.
+void keep_config_in_force(const RunDir& run, const std::string& config_yaml);
+
+// Removes what killed writers of this run left (kill -9 during a
+// checkpoint), saying so.
+void remove_debris(const RunDir& run);
+
 }  // namespace trainer

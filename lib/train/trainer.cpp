@@ -2,8 +2,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <unistd.h>
 
@@ -142,8 +140,9 @@ class TrainingLoop {
       record_.set_metrics_jsonl(read_text_file(run_.metrics()).value_or(""));
       record_.write();
     }
-    const std::string checkpoint = load_newest_usable(point);
-    if (cluster_.is_root()) keep_config_in_force();
+    const std::string checkpoint = load_newest_usable(point, state_, *experiment_.model.net, optimizer_.get(),
+                                                      device_, to_string(config_.optimizer.name));
+    if (cluster_.is_root()) keep_config_in_force(run_, to_yaml(config_));
     if (LossScaler* scaler = precision_.scaler(); scaler && state_.loss_scaler.defined())
       scaler->load_state(state_.loss_scaler);
     if (device_.is_cuda() && state_.rng_gpu.defined()) set_gpu_rng_state(device_.index(), state_.rng_gpu);
@@ -152,53 +151,13 @@ class TrainingLoop {
       state_.epoch_metric_sums = torch::zeros_like(state_.epoch_metric_sums);
     if (cluster_.is_root()) {
       truncate_metrics(run_, state_.epoch);
-      remove_debris();
+      remove_debris(run_);
       record_.set_metrics_jsonl(read_text_file(run_.metrics()).value_or(""));
       record_.set_resumed_from(checkpoint);
       record_.write();
     }
     log().info("resumed from {} (epoch {} done, step {} of the next)", checkpoint, state_.epoch,
                state_.step_in_epoch);
-  }
-
-  // A resume that changed keys (run_command checked they may change):
-  // config.yaml becomes the config in force, the earlier one config.resume-N.yaml.
-  void keep_config_in_force() {
-    const std::optional<std::string> saved = read_text_file(run_.config());
-    const std::string now = to_yaml(config_);
-    if (saved == now) return;
-    std::string kept;
-    for (int n = 1; kept.empty() || std::filesystem::exists(kept); ++n)
-      kept = run_.path + "/config.resume-" + std::to_string(n) + ".yaml";
-    if (saved) write_file_atomic(kept, *saved);
-    write_file_atomic(run_.config(), now);
-    log().info("{} now holds the config in force{}", run_.config(), saved ? "; the earlier one is " + kept : "");
-  }
-
-  // The newest checkpoint that verifies and holds finite weights; the ones
-  // skipped are named with the reason. Returns its path.
-  std::string load_newest_usable(const ResumePoint& point) {
-    std::string reasons;
-    for (const std::string& candidate : point.checkpoints) {
-      try {
-        state_ = load_checkpoint(candidate, *experiment_.model.net, optimizer_.get(), device_,
-                                 to_string(config_.optimizer.name));
-        return candidate;
-      } catch (const UnusableCheckpoint& e) {
-        if (point.named_file) throw;
-        log().warn("skipping {}", e.what());
-        reasons += std::string("\n  ") + e.what();
-      }
-    }
-    throw IoError("no usable checkpoint in " + run_.checkpoints() + ":" + reasons,
-                  "every checkpoint of the run is damaged or diverged; start a new run");
-  }
-
-  // What killed writers of this run left (kill -9 during a checkpoint).
-  void remove_debris() {
-    for (const std::string& dir : {run_.path, run_.checkpoints()})
-      for (const std::string& path : remove_stale_temp_files(dir))
-        log().info("removed {}, the unfinished file of a process that no longer runs", path);
   }
 
   void open_logs() {
