@@ -3,8 +3,10 @@
 // (which maps every failure to the documented exit code). Nothing else.
 #include "commands.h"
 #include "util/error.h"
+#include "util/heap_reuse.h"
 
 int main(int argc, char** argv) {
+  trainer::keep_freed_memory_for_reuse();  // before LibTorch allocates anything large
   CLI::App app{"trainer: train neural networks from a YAML experiment file on LibTorch"};
   app.set_version_flag("--version", trainer::app::version_text());
   app.require_subcommand(1);
