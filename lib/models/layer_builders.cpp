@@ -121,14 +121,21 @@ void GraphBuilder::add_conv(size_t rank, bool depthwise) {
     initialise(conv->weight, conv->bias, fan_in, fan_out);
     push(conv);
   } else {
-    nn::Conv2d conv(nn::Conv2dOptions(in, filters, {kernel[0], kernel[1]})
-                        .stride({strides[0], strides[1]})
-                        .padding({left[0], left[1]})
-                        .dilation({dilation[0], dilation[1]})
-                        .groups(groups)
-                        .bias(layer().use_bias));
-    initialise(conv->weight, conv->bias, fan_in, fan_out);
-    push(conv);
+    const auto options = nn::Conv2dOptions(in, filters, {kernel[0], kernel[1]})
+                             .stride({strides[0], strides[1]})
+                             .padding({left[0], left[1]})
+                             .dilation({dilation[0], dilation[1]})
+                             .groups(groups)
+                             .bias(layer().use_bias);
+    if (groups > 1 && groups == in && filters != in) {
+      ChannelMultiplierConv2d conv(options);
+      initialise(conv->weight, conv->bias, fan_in, fan_out);
+      push(conv);
+    } else {
+      nn::Conv2d conv(options);
+      initialise(conv->weight, conv->bias, fan_in, fan_out);
+      push(conv);
+    }
   }
   push_activation(layer().activation);
 }

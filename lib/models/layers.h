@@ -27,6 +27,19 @@ struct SpatialPadImpl : torch::nn::Module {
 };
 TORCH_MODULE(SpatialPad);
 
+// A convolution with one group per input channel and several filters per
+// group (a depthwise convolution with depth_multiplier > 1). LibTorch 2.6's
+// CPU kernel gives wrong results for it on channels-last inputs (1.13's does
+// not), so it always runs on the plain layout and hands back the layout it got.
+struct ChannelMultiplierConv2dImpl : torch::nn::Conv2dImpl {
+  using Conv2dImpl::Conv2dImpl;
+  torch::Tensor forward(const torch::Tensor& x) {
+    const auto format = x.suggest_memory_format();
+    return Conv2dImpl::forward(x.contiguous()).contiguous(format);
+  }
+};
+TORCH_MODULE(ChannelMultiplierConv2d);
+
 // Layer normalisation over the channels (dimension 1) at every position: what
 // Keras's LayerNormalization does to channels-last data.
 struct ChannelLayerNormImpl : torch::nn::Module {

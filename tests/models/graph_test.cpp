@@ -88,6 +88,26 @@ TEST_CASE("graph layers equal PyTorch's: output, input and parameter gradients",
     check_close(p.value().grad(), expected["param_grads"][p.key()], p.key() + " gradient");
 }
 
+TEST_CASE("a convolution with several filters per input channel gives the plain convolution's result on channels-last images",
+          "[models][graph]") {
+  torch::manual_seed(3);
+  Model model = build_model(layers_of("    - {type: depthwise_conv2d, kernel_size: 3, depth_multiplier: 3}\n"
+                                      "    - {type: conv2d, filters: 18, kernel_size: 3, groups: 9}\n"
+                                      "    - {type: global_avgpool}\n"),
+                            images(3, 9, 9, 2));
+  REQUIRE(model.channels_last);
+  const auto params = model.net->named_parameters();
+  const torch::Tensor input = torch::randn({2, 3, 9, 9});
+  namespace F = torch::nn::functional;
+  const auto plain = [&](const torch::Tensor& x, const std::string& layer, int64_t groups) {
+    return F::conv2d(x, params[layer + ".weight"].contiguous(),
+                     F::Conv2dFuncOptions().bias(params[layer + ".bias"]).groups(groups));
+  };
+  const torch::Tensor expected = plain(plain(input, "l0_0", 3), "l1_0", 9).mean({2, 3});
+  torch::NoGradGuard no_grad;
+  check_close(model.forward(input), tensor_json(expected)["data"], "output");
+}
+
 TEST_CASE("ResNet-50 has Keras's published parameter counts", "[models][graph][summary]") {
   const ExperimentConfig config = parse_experiment(read_file(source_dir() + "/configs/resnet50.yaml"), "resnet50.yaml");
   const Model model = build_model(config.model, images(3, 224, 224, 1000));
