@@ -105,13 +105,9 @@ inline std::string python_reads_json(const std::string& dir, const std::string& 
                              "except ValueError: sys.stdout.write('<unparsable>'); sys.exit(0)\n"
                              "sys.stdout.buffer.write(str(" + expression + ").encode('utf-8'))\n";
   std::ofstream(dir + "/python-reads.py") << script;
-  FILE* pipe = popen(("/usr/bin/python3 " + dir + "/python-reads.py " + document).c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buffer[4096];
-  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
-  REQUIRE(pclose(pipe) == 0);
-  return out;
+  const std::optional<std::string> out = system_python_output(dir + "/python-reads.py " + document);
+  REQUIRE(out.has_value());
+  return *out;
 }
 
 }  // namespace trainer::testing

@@ -1,7 +1,9 @@
 #pragma once
 // Where tests find data and the binary; set by tests/CMakeLists.txt.
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <unistd.h>
@@ -28,6 +30,18 @@ inline bool have_fashion_mnist() {
 // Debian's python3 with the named module (numpy, torch), for reference values.
 inline bool system_python_has(const std::string& module) {
   return std::system(("/usr/bin/python3 -c 'import " + module + "' >/dev/null 2>&1").c_str()) == 0;
+}
+
+// Debian's python3 run with `arguments` (a script and its arguments, as the
+// shell reads them): its standard output, or nullopt when it failed.
+inline std::optional<std::string> system_python_output(const std::string& arguments) {
+  FILE* pipe = popen(("/usr/bin/python3 " + arguments).c_str(), "r");
+  if (pipe == nullptr) return std::nullopt;
+  std::string out;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  if (pclose(pipe) != 0) return std::nullopt;
+  return out;
 }
 
 // A fresh empty directory under the build tree's temp folder.

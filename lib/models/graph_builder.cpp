@@ -190,10 +190,10 @@ int GraphBuilder::build_residual(const LayerSpec& layer, const std::string& path
   const torch::Tensor body_probe = probes_[static_cast<size_t>(body)];
   const torch::Tensor shortcut_probe = probes_[static_cast<size_t>(shortcut)];
   if (body_probe.sizes() != shortcut_probe.sizes()) {
-    probes_.push_back(probes_[static_cast<size_t>(input)]);  // the input fail() names
-    fail("the block's layers output " + shape_text(shape_of(body_probe)) + " and its shortcut " +
-         shape_text(shape_of(shortcut_probe)) + "; they must be equal to add" +
-         (layer.shortcut.empty() ? " (give `shortcut:` layers, e.g. a 1x1 conv2d and a batchnorm)" : ""));
+    fail_at(probes_[static_cast<size_t>(input)],
+            "the block's layers output " + shape_text(shape_of(body_probe)) + " and its shortcut " +
+                shape_text(shape_of(shortcut_probe)) + "; they must be equal to add" +
+                (layer.shortcut.empty() ? " (give `shortcut:` layers, e.g. a 1x1 conv2d and a batchnorm)" : ""));
   }
   node_ = model_.net->add_node({body, shortcut}, MergeOp::kAdd);
   parts_ = 0;
@@ -212,10 +212,7 @@ void GraphBuilder::merge(const std::vector<int>& inputs, LayerKind kind, int64_t
   std::vector<std::string> shapes;
   for (size_t i = 0; i < tensors.size(); ++i)
     shapes.push_back(shape_text(shape_of(tensors[i])) + " from " + slot_rows_[static_cast<size_t>(inputs[i])]);
-  const auto mismatch = [&](const std::string& why) {
-    probes_.push_back(first);  // for fail()'s input shape
-    fail(why + ": " + join(shapes, ", "));
-  };
+  const auto mismatch = [&](const std::string& why) { fail_at(first, why + ": " + join(shapes, ", ")); };
   for (const auto& t : tensors)
     if (torch::isFloatingType(t.scalar_type()) != torch::isFloatingType(first.scalar_type()))
       mismatch("cannot merge integer tokens with float tensors");
@@ -249,10 +246,12 @@ void GraphBuilder::add_row(const std::string& name, int slot, const std::vector<
     if (probe().size(d) == 0) fail("its output " + shape_text(shape_of(probe())) + " would be empty; the input is too small");
 }
 
-void GraphBuilder::fail(const std::string& message) const {
+void GraphBuilder::fail(const std::string& message) const { fail_at(probe(), message); }
+
+void GraphBuilder::fail_at(const torch::Tensor& input, const std::string& message) const {
   const std::string where = layer().source_location.empty() ? "" : layer().source_location + ": ";
   throw ConfigError({where + current_.path + " (" + to_string(layer().type) + ", input " +
-                     shape_text(shape_of(probe())) + "): " + message});
+                     shape_text(shape_of(input)) + "): " + message});
 }
 
 // A layer whose weights do not fit: the layer at fault and the size, not an

@@ -39,7 +39,10 @@ class GraphBuilder {
   std::string row_name(const LayerSpec& layer, int64_t copy);
   void add_row(const std::string& name, int slot, const std::vector<int>& inputs);
 
+  // A ConfigError naming the layer (file:line, path, kind) and its input:
+  // the probe, or `input` where the probe is not it yet (merges, blocks).
   [[noreturn]] void fail(const std::string& message) const;
+  [[noreturn]] void fail_at(const torch::Tensor& input, const std::string& message) const;
   [[noreturn]] void fail_out_of_memory(const std::string& allocator_message) const;
   const LayerSpec& layer() const { return *current_.layer; }
   torch::Tensor& probe() { return probes_.back(); }

@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 #include <torch/torch.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -25,9 +24,9 @@ inline nlohmann::json tensor_json(const torch::Tensor& t) {
 inline nlohmann::json run_reference(const std::string& script, const nlohmann::json& given, const std::string& dir_name) {
   const std::string dir = fresh_dir(dir_name);
   std::ofstream(dir + "/given.json") << given.dump();
-  const std::string command = "/usr/bin/python3 " + source_dir() + "/tests/models/" + script + " " + dir +
-                              "/given.json " + dir + "/expected.json";
-  REQUIRE(std::system(command.c_str()) == 0);
+  REQUIRE(system_python_output(source_dir() + "/tests/models/" + script + " " + dir + "/given.json " + dir +
+                               "/expected.json")
+              .has_value());
   std::ifstream in(dir + "/expected.json");
   std::stringstream text;
   text << in.rdbuf();

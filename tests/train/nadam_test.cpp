@@ -33,17 +33,13 @@ TEST_CASE("NAdam matches torch.optim.NAdam step by step", "[train][nadam][python
     WARN("SKIPPED: needs Debian's python3-torch (/usr/bin/python3 with torch)");
     return;
   }
-  const std::string script = testing::source_dir() + "/tests/train/nadam_reference.py";
-  FILE* pipe = popen(("/usr/bin/python3 " + script).c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string output;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  REQUIRE(pclose(pipe) == 0);
+  const std::optional<std::string> output =
+      testing::system_python_output(testing::source_dir() + "/tests/train/nadam_reference.py");
+  REQUIRE(output.has_value());
 
   auto p = start_point();
   auto optimizer = make_nadam(p);
-  std::istringstream lines(output);
+  std::istringstream lines(*output);
   int t = 0;
   for (std::string line; std::getline(lines, line);) {
     apply_step(optimizer, p, ++t);
