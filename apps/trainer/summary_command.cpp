@@ -17,9 +17,8 @@ void add_summary_command(CLI::App& app, Action& selected) {
       const ExperimentConfig config = load_experiment(args->file, args->overrides);
       configure_runtime(config, torch::kCPU);
       // The data set decides input shape, vocabulary and classes.
-      const DataSplits data = load_dataset(config.data, config.experiment.seed);
-      const Model model = build_seeded_model(config, data.info);
-      std::cout << format_summary(config.experiment.name, model.summary, model.is_graph);
+      const Experiment experiment = prepare_experiment(config, torch::kCPU);
+      std::cout << format_summary(config.experiment.name, experiment.model.summary, experiment.model.is_graph);
     };
   });
 }

@@ -2,6 +2,8 @@
 // Decoded data sets, held in memory as tensors.
 #include <torch/torch.h>
 
+#include <optional>
+
 #include "config/experiment_config.h"
 #include "data/data_info.h"
 
@@ -22,5 +24,13 @@ struct DataSplits {
 // Loads the data set named in `config` (reuters, fashion_mnist, mnist,
 // synthetic). Throws DataError naming the file and what to do.
 DataSplits load_dataset(const DataConfig& config, int64_t seed);
+
+// What load_dataset's `info` will say, found without reading the samples:
+// from the config (synthetic; reuters with a sequence_length, its 46 topics
+// and, where num_words is 0, a stand-in vocabulary) or an IDX file's header.
+// nullopt where only loading tells (reuters padded to its longest newswire)
+// or the files cannot be read (loading then says why). Never downloads.
+// train_size and valid_size stay 0.
+std::optional<DataInfo> preview_dataset(const DataConfig& config);
 
 }  // namespace trainer

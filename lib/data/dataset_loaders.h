@@ -1,8 +1,15 @@
 #pragma once
 // One loader per data set kind; load_dataset() picks one.
+#include <optional>
+
 #include "data/dataset.h"
 
 namespace trainer {
+
+// Each kind's part of preview_dataset (data/dataset.h).
+std::optional<DataInfo> preview_idx_dataset(const DataConfig& config, const std::string& name);
+std::optional<DataInfo> preview_reuters(const DataConfig& config);
+DataInfo preview_synthetic(const SyntheticConfig& config);
 
 // mnist and fashion_mnist: the four IDX files (gzip'd or raw) in a folder.
 DataSplits load_idx_dataset(const DataConfig& config, const std::string& name);

@@ -67,6 +67,21 @@ std::string locate_idx_dataset(const DataConfig& config, const std::string& name
 
 }  // namespace
 
+std::optional<DataInfo> preview_idx_dataset(const DataConfig& config, const std::string& name) {
+  try {
+    const std::string path = find_idx_file(locate_idx_dataset(config, name), "train-images-idx3-ubyte");
+    const std::vector<int64_t> dims = idx_dims(read_maybe_gzip_prefix(path, kMaxIdxHeaderBytes), path);
+    if (dims.size() != 3) return std::nullopt;
+    DataInfo info;
+    info.name = name;
+    info.input_shape = {1, dims[1], dims[2]};
+    info.classes = kIdxClasses;
+    return info;
+  } catch (const DataError&) {
+    return std::nullopt;  // loading says what is wrong with the files
+  }
+}
+
 DataSplits load_idx_dataset(const DataConfig& config, const std::string& name) {
   const std::string dir = locate_idx_dataset(config, name);
   DataSplits splits;

@@ -46,6 +46,10 @@ uint64_t idx_file_size(const std::string& head, const std::string& name) {
   return header.header_bytes + header.values;
 }
 
+std::vector<int64_t> idx_dims(const std::string& head, const std::string& name) {
+  return parse_header(head, name).dims;
+}
+
 IdxArray parse_idx(const std::string& bytes, const std::string& name) {
   const IdxHeader header = parse_header(bytes, name);
   const uint64_t present = bytes.size() - header.header_bytes;

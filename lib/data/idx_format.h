@@ -21,6 +21,10 @@ constexpr size_t kMaxIdxHeaderBytes = 4 + 4 * 255;
 // sizes whose product does not fit 64 bits.
 uint64_t idx_file_size(const std::string& head, const std::string& name);
 
+// The sizes the IDX header at the start of `head` gives (N x rows x columns
+// for images). Throws DataError as idx_file_size.
+std::vector<int64_t> idx_dims(const std::string& head, const std::string& name);
+
 // `name` is used in error messages. Throws DataError on a bad header or size.
 IdxArray parse_idx(const std::string& bytes, const std::string& name);
 

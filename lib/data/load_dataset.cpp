@@ -25,6 +25,20 @@ DataSplits load_by_kind(const DataConfig& config, int64_t seed) {
 
 }  // namespace
 
+std::optional<DataInfo> preview_dataset(const DataConfig& config) {
+  switch (config.dataset) {
+    case DatasetKind::kReuters:
+      return preview_reuters(config);
+    case DatasetKind::kFashionMnist:
+      return preview_idx_dataset(config, "fashion_mnist");
+    case DatasetKind::kMnist:
+      return preview_idx_dataset(config, "mnist");
+    case DatasetKind::kSynthetic:
+      return preview_synthetic(config.synthetic);
+  }
+  throw std::logic_error("unhandled dataset kind");
+}
+
 DataSplits load_dataset(const DataConfig& config, int64_t seed) {
   DataSplits splits = load_by_kind(config, seed);
   splits.train = first_samples(splits.train, config.max_train_samples);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -15,6 +16,10 @@ namespace trainer {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The topics of Keras's "Reuters newswire topics" set, which the corpus
+// gives too (data/reuters_corpus.h).
+constexpr int64_t kKerasReutersTopics = 46;
 
 std::string expand_home(const std::string& path) {
   if (path.rfind("~/", 0) != 0) return path;
@@ -58,6 +63,22 @@ TensorDataset to_split(const Sequences& xs, const std::vector<int64_t>& ys, int6
 }
 
 }  // namespace
+
+std::optional<DataInfo> preview_reuters(const DataConfig& config) {
+  if (config.sequence_length == 0) return std::nullopt;  // the longest newswire decides
+  DataInfo info;
+  info.name = "reuters";
+  info.input_shape = {config.sequence_length};
+  info.token_inputs = true;
+  // Keras's set has 46 topics; with num_words = 0 the vocabulary is the
+  // largest word id, known once read: any size stands in for it, as it sizes
+  // an embedding's table, never a shape.
+  info.classes = kKerasReutersTopics;
+  constexpr int64_t kVocabularyStandIn = 10000;
+  info.vocabulary = std::max({config.num_words > 0 ? config.num_words : kVocabularyStandIn, config.oov_char + 1,
+                              config.start_char + 1});
+  return info;
+}
 
 DataSplits load_reuters(const DataConfig& config) {
   const std::string place = locate_reuters(config);

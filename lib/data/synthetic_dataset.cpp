@@ -31,12 +31,18 @@ DataSplits load_synthetic(const SyntheticConfig& config, int64_t seed) {
   DataSplits splits;
   splits.train = make_split(config, config.train_samples, teacher, generator);
   splits.valid = make_split(config, config.valid_samples, teacher, generator);
-  splits.info.name = "synthetic";
-  splits.info.input_shape = config.shape;
-  splits.info.token_inputs = config.vocabulary > 0;
-  splits.info.vocabulary = config.vocabulary;
-  splits.info.classes = config.classes;
+  splits.info = preview_synthetic(config);
   return splits;
+}
+
+DataInfo preview_synthetic(const SyntheticConfig& config) {
+  DataInfo info;
+  info.name = "synthetic";
+  info.input_shape = config.shape;
+  info.token_inputs = config.vocabulary > 0;
+  info.vocabulary = config.vocabulary;
+  info.classes = config.classes;
+  return info;
 }
 
 }  // namespace trainer

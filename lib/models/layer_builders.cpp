@@ -98,6 +98,14 @@ void GraphBuilder::add_conv(size_t rank, bool depthwise) {
   const auto dilation = expand(layer().dilation_rate, rank, {1});
   std::vector<int64_t> left, right;
   same_padding(rank, kernel, strides, dilation, left, right);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t span = dilation[d] * (kernel[d] - 1) + 1;
+    const int64_t padded = probe().size(static_cast<int64_t>(2 + d)) + left[d] + right[d];
+    if (span > padded)
+      fail("kernel_size " + std::to_string(kernel[d]) + (dilation[d] > 1 ? " (dilated to " + std::to_string(span) + ")" : "") +
+           " is larger than the input's " + std::to_string(padded) + (left[d] + right[d] > 0 ? " (padded)" : "") +
+           "; use a smaller kernel, padding: same, or a larger input");
+  }
   if (left != right) {
     std::vector<int64_t> pads;  // last dimension first
     for (size_t d = rank; d-- > 0;) pads.insert(pads.end(), {left[d], right[d]});

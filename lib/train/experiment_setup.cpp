@@ -1,5 +1,7 @@
 #include "train/experiment_setup.h"
 
+#include <optional>
+
 #include "util/error.h"
 #include "util/logging.h"
 #include "util/stopwatch.h"
@@ -19,6 +21,12 @@ void check_outputs_cover_classes(const ExperimentConfig& config, const Model& mo
                      " classes; sparse_categorical_crossentropy needs one output per class (units: classes)"});
 }
 
+// Whether a model built for `a` fits data described by `b`.
+bool same_model_inputs(const DataInfo& a, const DataInfo& b) {
+  return a.input_shape == b.input_shape && a.token_inputs == b.token_inputs && a.vocabulary == b.vocabulary &&
+         a.classes == b.classes;
+}
+
 }  // namespace
 
 Model build_seeded_model(const ExperimentConfig& config, const DataInfo& info) {
@@ -29,6 +37,15 @@ Model build_seeded_model(const ExperimentConfig& config, const DataInfo& info) {
 }
 
 Experiment prepare_experiment(const ExperimentConfig& config, const torch::Device& device) {
+  // The model is built before the data is read, from the data's preview, so
+  // that a graph that cannot be built is reported at once, not after minutes
+  // of loading; it is kept when the data turns out as previewed (the same
+  // seed gives the same weights either way: loading draws no random numbers
+  // from the global generator).
+  const std::optional<DataInfo> preview = preview_dataset(config.data);
+  std::optional<Model> early;
+  if (preview) early = build_seeded_model(config, *preview);
+
   Stopwatch clock;
   DataSplits data = load_dataset(config.data, config.experiment.seed);
   const auto& info = data.info;
@@ -37,7 +54,7 @@ Experiment prepare_experiment(const ExperimentConfig& config, const torch::Devic
   log().info("data: {}, {} train / {} valid samples, input {} {}, {} classes ({:.1f} s)", info.name, info.train_size,
              info.valid_size, shape, info.token_inputs ? "tokens < " + std::to_string(info.vocabulary) : "floats",
              info.classes, clock.seconds());
-  Model model = build_seeded_model(config, info);
+  Model model = early && same_model_inputs(*preview, info) ? std::move(*early) : build_seeded_model(config, info);
   // Initialised on the CPU, so a seed gives the same weights on every device.
   if (!device.is_cpu()) model.net->to(device);
   return {std::move(data), std::move(model)};

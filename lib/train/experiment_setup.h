@@ -12,7 +12,10 @@ struct Experiment {
   Model model;
 };
 
-// Seeds the global generator, loads the data and builds the model on `device`.
+// Seeds the global generator, loads the data and builds the model on
+// `device`. Where the data set can be previewed (data/dataset.h), the model
+// is built first, so that a graph error (ConfigError) comes before any
+// data error or the wait for loading.
 Experiment prepare_experiment(const ExperimentConfig& config, const torch::Device& device);
 
 // The model alone, for data described by `info` (trainer summary).

@@ -106,3 +106,31 @@ TEST_CASE("a graph whose shapes do not fit is exit 2 naming the line and shapes,
     CHECK_FALSE(fs::exists(dir + "/runs"));
   }
 }
+
+TEST_CASE("a graph error is reported before the data is read", "[e2e][graph][errors]") {
+  // A Reuters experiment whose data does not exist: the model is checked
+  // first, from the length the config gives, so the kernel longer than the
+  // sequence is the error (exit 2), not the missing data (exit 3).
+  const std::string dir = fresh_dir("e2e-graph-before-data");
+  const std::string path = dir + "/reuters.yaml";
+  std::ofstream(path) << "data: {dataset: reuters, path: " << dir << "/absent.npz, sequence_length: 50, num_words: 100}\n"
+                      << "model:\n  layers:\n"
+                      << "    - {type: embedding, input_dim: vocabulary, output_dim: 4}\n"
+                      << "    - {type: conv1d, filters: 4, kernel_size: 80}\n"
+                      << "    - {type: global_maxpool}\n"
+                      << "    - {type: dense, units: classes, activation: softmax}\n"
+                      << "log: {dir: " << dir << "/runs}\n";
+  for (const std::string command : {"run", "summary"}) {
+    const auto result = run_trainer({command, path}, dir);
+    INFO(command << ": " << result.err);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.err, Catch::Contains(path + ":5:") && Catch::Contains("model.layers[1] (conv1d, input (None, 4, 50))") &&
+                               Catch::Contains("kernel_size 80 is larger than the input's 50"));
+    CHECK_THAT(result.err, !Catch::Contains("absent.npz"));
+  }
+  CHECK_FALSE(fs::exists(dir + "/runs"));
+  // With a kernel that fits, the missing data is what is reported.
+  const auto fitting = run_trainer({"run", path, "--set", "model.layers.1.kernel_size=5"}, dir);
+  CHECK(fitting.exit_code == 3);
+  CHECK_THAT(fitting.err, Catch::Contains("absent.npz"));
+}

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "data/batch_loader.h"
@@ -89,6 +90,79 @@ TEST_CASE("IDX folders whose content is wrong are data errors before training", 
     CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("train-images-idx3-ubyte.gz: decompresses to more "
                                                                "than 24 bytes, the size its IDX header describes"));
   }
+}
+
+namespace {
+
+void check_preview_matches(const DataConfig& config) {
+  const std::optional<DataInfo> preview = preview_dataset(config);
+  REQUIRE(preview.has_value());
+  const DataInfo loaded = load_dataset(config, 1).info;
+  CHECK(preview->name == loaded.name);
+  CHECK(preview->input_shape == loaded.input_shape);
+  CHECK(preview->token_inputs == loaded.token_inputs);
+  CHECK(preview->vocabulary == loaded.vocabulary);
+  CHECK(preview->classes == loaded.classes);
+}
+
+}  // namespace
+
+TEST_CASE("the data's preview says what loading will", "[data][preview]") {
+  SECTION("synthetic images and tokens") {
+    DataConfig config;
+    config.dataset = DatasetKind::kSynthetic;
+    config.synthetic.shape = {3, 5, 7};
+    config.synthetic.classes = 4;
+    check_preview_matches(config);
+    config.synthetic.shape = {12};
+    config.synthetic.vocabulary = 50;
+    check_preview_matches(config);
+  }
+  SECTION("IDX files of any image size, from the header") {
+    const std::string dir = testing::fresh_dir("idx-preview");
+    const std::string images("\0\0\x08\x03\0\0\0\x02\0\0\0\x03\0\0\0\x05", 16);  // 2 images of 3 x 5
+    const std::string labels("\0\0\x08\x01\0\0\0\x02", 8);
+    for (const std::string split : {"train", "t10k"}) {
+      std::ofstream(dir + "/" + split + "-images-idx3-ubyte", std::ios::binary) << images << std::string(30, '\x01');
+      std::ofstream(dir + "/" + split + "-labels-idx1-ubyte", std::ios::binary) << labels << std::string(2, '\x01');
+    }
+    DataConfig config;
+    config.dataset = DatasetKind::kMnist;
+    config.path = dir;
+    check_preview_matches(config);
+    CHECK(preview_dataset(config)->input_shape == std::vector<int64_t>{1, 3, 5});
+    // Files that cannot be read: no preview; loading says why.
+    std::filesystem::remove(dir + "/train-images-idx3-ubyte");
+    CHECK_FALSE(preview_dataset(config).has_value());
+  }
+  SECTION("reuters: from the config alone, without reading or downloading") {
+    DataConfig config;
+    config.dataset = DatasetKind::kReuters;
+    config.path = "/nonexistent/reuters.npz";
+    config.sequence_length = 0;
+    CHECK_FALSE(preview_dataset(config).has_value());  // the longest newswire decides the length
+    config.sequence_length = 120;
+    config.num_words = 1000;
+    const auto preview = preview_dataset(config);
+    REQUIRE(preview.has_value());
+    CHECK(preview->input_shape == std::vector<int64_t>{120});
+    CHECK(preview->token_inputs);
+    CHECK(preview->vocabulary == 1000);
+    CHECK(preview->classes == 46);
+  }
+}
+
+TEST_CASE("the Reuters preview says what reading the corpus will", "[data][preview][corpus]") {
+  if (!testing::have_reuters_corpus()) {
+    WARN(testing::kNeedsReutersCorpus);
+    return;
+  }
+  DataConfig config;
+  config.dataset = DatasetKind::kReuters;
+  config.path = testing::reuters_corpus_dir();
+  config.sequence_length = 80;
+  config.num_words = 5000;
+  check_preview_matches(config);
 }
 
 TEST_CASE("synthetic data is seeded and learnable", "[data][synthetic]") {

@@ -197,7 +197,10 @@ TEST_CASE("graph errors name the layer's line, path and shapes", "[models][graph
     CHECK_THAT(problem_of("    - {type: maxpool2d, pool_size: 9}\n"),
                Catch::Contains("m.yaml:5:7: model.layers[0] (maxpool2d, input (None, 3, 8, 8)): pool_size 9 is larger"));
     CHECK_THAT(problem_of("    - type: residual\n      layers: [{type: conv2d, filters: 3, kernel_size: 9, padding: 0}]\n"),
-               Catch::Contains("model.layers[0].layers[0] (conv2d, input (None, 3, 8, 8))"));
+               Catch::Contains("model.layers[0].layers[0] (conv2d, input (None, 3, 8, 8)): kernel_size 9 is larger "
+                               "than the input's 8"));
+    CHECK_THAT(problem_of("    - {type: conv2d, filters: 3, kernel_size: 3, dilation_rate: 4}\n"),
+               Catch::Contains("kernel_size 3 (dilated to 9) is larger than the input's 8"));
     CHECK_THAT(problem_of("    - {type: cropping2d, cropping: 4}\n"), Catch::Contains("leaves nothing"));
     CHECK_THAT(problem_of("    - {type: reflection_padding2d, padding: 8}\n"),
                Catch::Contains("needs an input larger than that"));
