@@ -28,6 +28,12 @@ struct Amounts {
   std::vector<int64_t> values;
 };
 
+// reshape's target: the sizes of the dimensions after the batch's, each
+// >= 1 but for at most one -1 (inferred from the others, as Keras's).
+struct TargetShape {
+  std::vector<int64_t> sizes;
+};
+
 // Keras `valid` / `same`, or an explicit amount of zero padding on each side.
 struct PaddingSpec {
   ConvPadding mode = ConvPadding::kValid;

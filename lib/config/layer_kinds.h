@@ -30,7 +30,7 @@ using LayerKinds = std::tuple<
     PoolLayer<LayerKind::kAvgPool1d, 1, false>, PoolLayer<LayerKind::kAvgPool2d, 2, false>, GlobalAvgPoolLayer,
     GlobalMaxPoolLayer, Upsampling2dLayer, Padding2dLayer<LayerKind::kZeroPadding2d>,
     Padding2dLayer<LayerKind::kReflectionPadding2d>, Padding2dLayer<LayerKind::kReplicationPadding2d>,
-    Cropping2dLayer, FlattenLayer, DenseLayer, DropoutLayer, SpatialDropoutLayer<LayerKind::kSpatialDropout1d, 1>,
+    Cropping2dLayer, FlattenLayer, ReshapeLayer, PermuteLayer, DenseLayer, DropoutLayer, SpatialDropoutLayer<LayerKind::kSpatialDropout1d, 1>,
     SpatialDropoutLayer<LayerKind::kSpatialDropout2d, 2>, GaussianNoiseLayer, BatchNormLayer, LayerNormLayer,
     GroupNormLayer<LayerKind::kGroupNorm>, GroupNormLayer<LayerKind::kInstanceNorm>, ActivationLayer,
     RescalingLayer, ResidualLayer, ElementwiseMergeLayer<LayerKind::kAdd>,

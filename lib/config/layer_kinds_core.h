@@ -87,6 +87,38 @@ struct FlattenLayer {
   static void check(const LayerSpec&, LayerProblems&) {}
 };
 
+// Keras Reshape and Permute. They work on trainer's dimension order, the one
+// the summary prints: channels first, (None, channels, height, width).
+struct ReshapeLayer {
+  static constexpr LayerKind kind = LayerKind::kReshape;
+  static constexpr const char* name = "reshape";
+  static constexpr LayerInput input = LayerInput::kAny;
+  template <class V> static void fields(LayerSpec& s, V& v) {
+    v("target_shape", s.target_shape, "The sizes after the batch dimension; one may be -1, inferred.");
+  }
+  static void check(const LayerSpec& s, LayerProblems& p) {
+    if (s.target_shape.sizes.empty()) p.missing("target_shape");
+  }
+};
+
+struct PermuteLayer {
+  static constexpr LayerKind kind = LayerKind::kPermute;
+  static constexpr const char* name = "permute";
+  static constexpr LayerInput input = LayerInput::kAny;
+  template <class V> static void fields(LayerSpec& s, V& v) {
+    v("dims", s.permutation, "The new order of the dimensions after the batch's, counted from 1: [2, 1] swaps two.");
+  }
+  static void check(const LayerSpec& s, LayerProblems& p) {
+    if (s.permutation.empty()) return p.missing("dims");
+    std::vector<bool> seen(s.permutation.size() + 1, false);
+    for (int64_t d : s.permutation) {
+      if (d > static_cast<int64_t>(s.permutation.size()) || seen[static_cast<size_t>(d)])
+        return p.bad("dims", "expected each of 1 to " + std::to_string(s.permutation.size()) + " once");
+      seen[static_cast<size_t>(d)] = true;
+    }
+  }
+};
+
 struct DenseLayer {
   static constexpr LayerKind kind = LayerKind::kDense;
   static constexpr const char* name = "dense";

@@ -16,7 +16,7 @@ namespace trainer {
 
 enum class LayerKind {
   kEmbedding, kConv1d, kConv2d, kMaxPool1d, kMaxPool2d, kAvgPool1d, kAvgPool2d,
-  kGlobalAvgPool, kFlatten, kDense, kDropout, kBatchNorm, kActivation,
+  kGlobalAvgPool, kFlatten, kReshape, kPermute, kDense, kDropout, kBatchNorm, kActivation,
   // Graph structure.
   kResidual, kAdd, kMultiply, kAverage, kConcatenate, kRescaling,
   // Images.
@@ -49,6 +49,8 @@ struct LayerSpec {
   PaddingSpec padding;
   Amounts pad_amounts{{1}};  // the padding layers' `padding`
   Amounts cropping{{0}};
+  TargetShape target_shape;
+  Dims permutation;  // permute's `dims`
   Dims size{2};
   Interpolation interpolation = Interpolation::kNearest;
   Activation activation = Activation::kLinear;

@@ -179,6 +179,34 @@ struct Codec<Amounts> {
 };
 
 template <>
+struct Codec<TargetShape> {
+  static bool decode(const YAML::Node& n, TargetShape& v) {
+    if (n.IsNull()) {
+      v.sizes.clear();
+      return true;
+    }
+    if (!n.IsSequence() || n.size() == 0) return false;
+    v.sizes.clear();
+    int inferred = 0;
+    for (const auto& item : n) {
+      int64_t size = 0;
+      if (!decode_scalar(item, size) || (size < 1 && size != -1)) return false;
+      inferred += size == -1;
+      v.sizes.push_back(size);
+    }
+    return inferred <= 1;
+  }
+  static YAML::Node encode(const TargetShape& v) {
+    if (v.sizes.empty()) return YAML::Node();
+    YAML::Node n(YAML::NodeType::Sequence);
+    for (auto d : v.sizes) n.push_back(d);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    return n;
+  }
+  static std::string expected() { return "a list of sizes >= 1, one of which may be -1 (inferred)"; }
+};
+
+template <>
 struct Codec<SizeRef> {
   static bool decode(const YAML::Node& n, SizeRef& v) {
     int64_t number = 0;

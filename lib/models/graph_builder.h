@@ -73,6 +73,8 @@ class GraphBuilder {
   template <LayerKind K> void build(Padding2dLayer<K>) { add_padding(K); }
   void build(Cropping2dLayer);
   void build(FlattenLayer);
+  void build(ReshapeLayer);
+  void build(PermuteLayer);
   void build(DenseLayer);
   void build(DropoutLayer);
   template <LayerKind K, size_t Rank> void build(SpatialDropoutLayer<K, Rank>) { add_spatial_dropout(); }

@@ -190,20 +190,29 @@ void GraphBuilder::add_conv_transpose(size_t rank) {
 void GraphBuilder::add_pool(size_t rank, bool is_max) {
   const auto window = expand(layer().pool_size, rank, {2});
   const auto strides = expand(layer().strides, rank, window);
-  // Keras "same" pooling: out = ceil(in / stride), padding the end; LibTorch
-  // gets there with ceil_mode and the left half of the padding.
+  // Keras "same" pooling: out = ceil(in / stride), the odd padding at the
+  // end. LibTorch mostly gets there with ceil_mode and the left half of the
+  // padding; where it cannot (an even window at stride 1), PaddedPool pads.
   const bool same = layer().padding.mode == ConvPadding::kSame;
-  std::vector<int64_t> pad(rank, 0), expected(rank, 0);
+  std::vector<int64_t> pad(rank, 0), pads;  // pads: F::pad's, last dimension first
+  bool ceil_mode_fits = true;
   for (size_t d = 0; d < rank; ++d) {
     const int64_t in = probe().size(static_cast<int64_t>(2 + d));
     if (!same && window[d] > in)
       fail("pool_size " + std::to_string(window[d]) + " is larger than the input's " + std::to_string(in));
-    if (same) {
-      expected[d] = (in + strides[d] - 1) / strides[d];
-      pad[d] = std::max<int64_t>((expected[d] - 1) * strides[d] + window[d] - in, 0) / 2;
-    }
+    if (!same) continue;
+    const int64_t expected = (in + strides[d] - 1) / strides[d];
+    const int64_t total = std::max<int64_t>((expected - 1) * strides[d] + window[d] - in, 0);
+    pad[d] = total / 2;
+    // LibTorch's size with ceil_mode: no window may start in the end padding.
+    int64_t out = (in + 2 * pad[d] - window[d] + strides[d] - 1) / strides[d] + 1;
+    if ((out - 1) * strides[d] >= in + pad[d]) --out;
+    ceil_mode_fits = ceil_mode_fits && out == expected && 2 * pad[d] <= window[d];
+    pads.insert(pads.begin(), {total / 2, total - total / 2});
   }
-  if (rank == 1) {
+  if (!ceil_mode_fits) {
+    push(PaddedPool(is_max, window, strides, pads));
+  } else if (rank == 1) {
     if (is_max) push(nn::MaxPool1d(nn::MaxPool1dOptions(window[0]).stride(strides[0]).padding(pad[0]).ceil_mode(same)));
     else push(nn::AvgPool1d(nn::AvgPool1dOptions(window[0]).stride(strides[0]).padding(pad[0]).ceil_mode(same).count_include_pad(false)));
   } else {
@@ -213,8 +222,6 @@ void GraphBuilder::add_pool(size_t rank, bool is_max) {
     if (is_max) push(nn::MaxPool2d(nn::MaxPool2dOptions(w).stride(s).padding(p).ceil_mode(same)));
     else push(nn::AvgPool2d(nn::AvgPool2dOptions(w).stride(s).padding(p).ceil_mode(same).count_include_pad(false)));
   }
-  for (size_t d = 0; same && d < rank; ++d)
-    if (probe().size(static_cast<int64_t>(2 + d)) != expected[d]) fail("'same' padding is not possible for this window");
   if (deferred_activation_ != Activation::kLinear) {
     current_.before_max_pool = false;
     current_.is_output = false;
@@ -260,6 +267,35 @@ void GraphBuilder::build(Cropping2dLayer) {
     fail("cropping " + std::to_string(top + bottom) + " rows and " + std::to_string(left + right) +
          " columns leaves nothing");
   push(Crop2d(top, height, left, width));
+}
+
+void GraphBuilder::build(ReshapeLayer) {
+  const auto& given = layer().target_shape.sizes;
+  const int64_t values = probe().numel() / std::max<int64_t>(probe().size(0), 1);
+  int64_t known = 1;
+  for (int64_t size : given) known *= size == -1 ? 1 : size;
+  std::vector<int64_t> sizes = given;
+  for (auto& size : sizes)
+    if (size == -1 && known > 0 && values % known == 0) size = values / known;
+  int64_t total = 1;
+  for (int64_t size : sizes) total *= size;
+  if (total != values)
+    fail("target_shape " + shape_text(given) + " does not hold the input's " + std::to_string(values) + " values");
+  push(nn::Functional([sizes](const torch::Tensor& x) {
+    std::vector<int64_t> shape{x.size(0)};
+    shape.insert(shape.end(), sizes.begin(), sizes.end());
+    return x.reshape(shape);
+  }));
+}
+
+void GraphBuilder::build(PermuteLayer) {
+  const auto& dims = layer().permutation;
+  if (static_cast<int64_t>(dims.size()) != probe().dim() - 1)
+    fail("dims has " + std::to_string(dims.size()) + " entries; the input has " + std::to_string(probe().dim() - 1) +
+         " dimensions after the batch's");
+  std::vector<int64_t> order{0};
+  order.insert(order.end(), dims.begin(), dims.end());
+  push(nn::Functional([order](const torch::Tensor& x) { return x.permute(order); }));
 }
 
 void GraphBuilder::build(DenseLayer) {

@@ -2,6 +2,8 @@
 // Modules that LibTorch lacks in the form a Keras-like layer list needs.
 #include <torch/torch.h>
 
+#include <limits>
+
 namespace trainer {
 
 // Embedding whose output is channels-first, [N, dim, length], the layout
@@ -80,6 +82,31 @@ struct GaussianNoiseImpl : torch::nn::Module {
   double stddev_;
 };
 TORCH_MODULE(GaussianNoise);
+
+// A Keras "same" pool whose padding LibTorch's pools cannot give: padded
+// explicitly (`pads` as F::pad takes them), with -inf for a max pool; an
+// average pool divides by the real elements of each window, as Keras's.
+struct PaddedPoolImpl : torch::nn::Module {
+  PaddedPoolImpl(bool max, std::vector<int64_t> window, std::vector<int64_t> strides, std::vector<int64_t> pads)
+      : max_(max), window_(std::move(window)), strides_(std::move(strides)), pads_(std::move(pads)) {}
+  torch::Tensor forward(const torch::Tensor& x) {
+    namespace F = torch::nn::functional;
+    if (max_) {
+      const auto padded = F::pad(x, F::PadFuncOptions(pads_).value(-std::numeric_limits<double>::infinity()));
+      return x.dim() == 3 ? torch::max_pool1d(padded, window_, strides_) : torch::max_pool2d(padded, window_, strides_);
+    }
+    std::vector<int64_t> ones_shape{1, 1};
+    ones_shape.insert(ones_shape.end(), x.sizes().begin() + 2, x.sizes().end());
+    const auto average = [&](const torch::Tensor& t) {
+      const auto padded = F::pad(t, F::PadFuncOptions(pads_));
+      return t.dim() == 3 ? torch::avg_pool1d(padded, window_, strides_) : torch::avg_pool2d(padded, window_, strides_);
+    };
+    return average(x) / average(torch::ones(ones_shape, x.options()));
+  }
+  bool max_;
+  std::vector<int64_t> window_, strides_, pads_;
+};
+TORCH_MODULE(PaddedPool);
 
 // Rows and columns kept: [top, height) x [left, width).
 struct Crop2dImpl : torch::nn::Module {

@@ -196,6 +196,8 @@ TEST_CASE("every layer kind of the table builds from its input rule, and refuses
     if (name == "groupnorm") keys = ", groups: 2";
     if (name == "lstm" || name == "gru") keys = ", units: 3";
     if (name == "transformer_encoder") keys = ", intermediate_dim: 4";
+    if (name == "reshape") keys = ", target_shape: [-1]";
+    if (name == "permute") keys = ", dims: [3, 1, 2]";
     if (name == "residual") keys = ", layers: [{type: activation, activation: relu}]";
     LayerInput rule = LayerInput::kAny;
     with_layer_kind(entry.value, [&](auto kind) { rule = decltype(kind)::input; });

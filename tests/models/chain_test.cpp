@@ -1,0 +1,90 @@
+// The layers of a plain list (convolutions, pools, batch norm, reshape,
+// permute, dense) against PyTorch, with Keras's padding rules.
+#include <catch2/catch.hpp>
+
+#include "model_fixtures.h"
+#include "models/model.h"
+#include "reference_check.h"
+#include "test_paths.h"
+#include "util/error.h"
+
+using namespace trainer;
+using trainer::testing::check_close;
+using trainer::testing::images;
+using trainer::testing::layers_of;
+using trainer::testing::tensor_json;
+
+namespace {
+
+// Odd sizes, so that every "same" pads unevenly; node numbers are those of
+// the weight names in tests/models/chain_reference.py.
+const char* kChain = R"(
+    - {type: conv2d, filters: 4, kernel_size: 3, strides: 2, padding: same, activation: relu}
+    - {type: maxpool2d, pool_size: 3, strides: 2, padding: same}
+    - {type: batchnorm}
+    - {type: avgpool2d, pool_size: 2, strides: 1, padding: same}
+    - {type: permute, dims: [2, 3, 1]}
+    - {type: reshape, target_shape: [-1, 4]}
+    - {type: conv1d, filters: 6, kernel_size: 2, padding: same}
+    - {type: maxpool1d, pool_size: 2}
+    - {type: conv1d_transpose, filters: 3, kernel_size: 3, strides: 2}
+    - {type: avgpool1d, pool_size: 2, padding: same}
+    - {type: flatten}
+    - {type: dense, units: classes, activation: softmax}
+)";
+
+}  // namespace
+
+TEST_CASE("chain layers equal PyTorch's with Keras's padding: output, input and parameter gradients",
+          "[models][python]") {
+  if (!testing::system_python_has("torch")) {
+    WARN("SKIPPED: needs Debian's python3-torch (/usr/bin/python3 with torch)");
+    return;
+  }
+  torch::manual_seed(9);
+  Model model = build_model(layers_of(kChain), images(3, 9, 9, 3));
+  REQUIRE(model.final_softmax);
+  std::vector<std::vector<int64_t>> shapes;
+  for (const auto& row : model.summary) shapes.push_back(row.output_shape);
+  CHECK(shapes == std::vector<std::vector<int64_t>>{{4, 5, 5}, {4, 3, 3}, {4, 3, 3}, {4, 3, 3}, {3, 3, 4}, {9, 4},
+                                                    {6, 4}, {6, 2}, {3, 5}, {3, 3}, {9}, {3}});
+  nlohmann::json given;
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model.net->parameters()) p.uniform_(-0.6, 0.6);
+  }
+  for (const auto& p : model.net->named_parameters()) given["params"][p.key()] = tensor_json(p.value());
+  const torch::Tensor input = torch::randn({2, 3, 9, 9}).requires_grad_(true);
+  const torch::Tensor output = model.forward(input);
+  const torch::Tensor grad_output = torch::randn_like(output);
+  (output * grad_output).sum().backward();
+  given["input"] = tensor_json(input);
+  given["grad_output"] = tensor_json(grad_output);
+  const auto expected = testing::run_reference("chain_reference.py", given, "chain-reference");
+  check_close(output, expected["output"], "output");
+  check_close(input.grad(), expected["input_grad"], "input gradient");
+  for (const auto& p : model.net->named_parameters())
+    check_close(p.value().grad(), expected["param_grads"][p.key()], p.key() + " gradient");
+}
+
+TEST_CASE("reshape and permute: shapes that do not fit are errors naming the layer", "[models][graph][errors]") {
+  const auto problem_of = [](const std::string& layers) -> std::string {
+    try {
+      build_model(layers_of(layers), images(2, 4, 6, 3));
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK_THAT(problem_of("    - {type: reshape, target_shape: [5, -1]}\n"),
+             Catch::Contains("model.layers[0] (reshape, input (None, 2, 4, 6))") &&
+                 Catch::Contains("target_shape (None, 5, -1) does not hold the input's 48 values"));
+  CHECK_THAT(problem_of("    - {type: reshape, target_shape: [8, 7]}\n"), Catch::Contains("48 values"));
+  CHECK_THAT(problem_of("    - {type: permute, dims: [2, 1]}\n"),
+             Catch::Contains("dims has 2 entries; the input has 3 dimensions after the batch's"));
+  CHECK_THROWS_WITH(layers_of("    - {type: permute, dims: [1, 1, 3]}\n"),
+                    Catch::Contains("model.layers[0].dims") && Catch::Contains("each of 1 to 3 once"));
+  CHECK_THROWS_WITH(layers_of("    - {type: reshape, target_shape: [-1, -1]}\n"),
+                    Catch::Contains("target_shape") && Catch::Contains("one of which may be -1"));
+  CHECK_THROWS_WITH(layers_of("    - {type: reshape}\n"), Catch::Contains("target_shape"));
+}
