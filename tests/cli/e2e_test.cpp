@@ -408,41 +408,6 @@ TEST_CASE("help, version, config and summary", "[e2e]") {
     CHECK_THAT(summary.out, Catch::Contains(count));
 }
 
-// Two epochs of a shipped config on a slice of its real data; the loss must fall.
-std::vector<Epoch> run_shortened(const std::string& config, const std::string& dir, std::vector<std::string> sets) {
-  std::vector<std::string> args{"run", source_dir() + "/configs/" + config, "--set", "train.epochs=2", "--set",
-                                "log.dir=" + dir + "/runs"};
-  for (const auto& set : sets) args.insert(args.end(), {"--set", set});
-  const auto result = run_trainer(args, dir);
-  INFO(result.err);
-  REQUIRE(result.exit_code == 0);
-  auto epochs = parse_records(result.out);
-  REQUIRE(epochs.size() == 2);
-  CHECK(epochs[1].loss < epochs[0].loss);
-  return epochs;
-}
-
-TEST_CASE("the Fashion-MNIST reference config, shortened", "[e2e][fashion]") {
-  if (!have_fashion_mnist()) {
-    WARN("SKIPPED: needs Debian's dataset-fashion-mnist");
-    return;
-  }
-  run_shortened("fashion_mnist_cnn.yaml", fresh_dir("e2e-fashion"),
-                {"data.max_train_samples=3000", "data.max_valid_samples=1000"});
-}
-
-TEST_CASE("the Reuters reference config, shortened", "[e2e][reuters][corpus]") {
-  if (!have_reuters_corpus()) {
-    WARN(kNeedsReutersCorpus);
-    return;
-  }
-  const auto epochs =
-      run_shortened("reuters_conv1d.yaml", fresh_dir("e2e-reuters"),
-                    {"data.max_train_samples=2000", "data.max_valid_samples=500",
-                     "data.path=" + reuters_corpus_dir()});
-  CHECK_THAT(epochs[0].values, Catch::Contains("Top5 Accuracy:"));
-}
-
 TEST_CASE("a bf16 run on CPU trains and says so", "[e2e][precision]") {
   const std::string dir = fresh_dir("e2e-bf16");
   const auto result = run_trainer({"run", synthetic_experiment(dir), "--set", "precision=bf16"}, dir);
