@@ -38,10 +38,10 @@ struct ConvLayer {
     v("groups", s.groups, "Split the channels into this many groups, each convolved on its own.", at_least(1));
     v("activation", s.activation, "Activation applied to the output.");
     v("use_bias", s.use_bias, "Add a bias.");
-    initializer_fields(s, v);
+    kernel_fields(s, v);
   }
   static void check(const LayerSpec& s, LayerProblems& p) {
-    check_initializers(s, p);
+    check_kernel_fields(s, p);
     if (s.units.is_keyword() || s.units.value < 1) p.bad("filters", "expected a positive integer");
     else if (s.units.value % s.groups != 0) p.bad("groups", "must divide filters (" + std::to_string(s.units.value) + ")");
     if (s.kernel_size.empty()) p.missing("kernel_size");
@@ -128,10 +128,10 @@ struct DenseLayer {
     v("activation", s.activation, "Activation; softmax on the output layer pairs with the "
                                    "cross-entropy loss (computed stably).");
     v("use_bias", s.use_bias, "Add a bias.");
-    initializer_fields(s, v);
+    kernel_fields(s, v);
   }
   static void check(const LayerSpec& s, LayerProblems& p) {
-    check_initializers(s, p);
+    check_kernel_fields(s, p);
     if (s.units.keyword == "vocabulary" || (!s.units.is_keyword() && s.units.value < 1))
       p.bad("units", "expected a positive integer or 'classes'");
   }

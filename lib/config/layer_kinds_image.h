@@ -23,10 +23,10 @@ struct ConvTransposeLayer {
     v("padding", s.padding, "valid (output (in - 1) * stride + kernel) or same (output in * stride), as Keras.");
     v("activation", s.activation, "Activation applied to the output.");
     v("use_bias", s.use_bias, "Add a bias.");
-    initializer_fields(s, v);
+    kernel_fields(s, v);
   }
   static void check(const LayerSpec& s, LayerProblems& p) {
-    check_initializers(s, p);
+    check_kernel_fields(s, p);
     if (s.units.is_keyword() || s.units.value < 1) p.bad("filters", "expected a positive integer");
     if (s.kernel_size.empty()) p.missing("kernel_size");
     check_dims(s.kernel_size, Rank, "kernel_size", p);
@@ -48,10 +48,10 @@ struct DepthwiseConv2dLayer {
     v("dilation_rate", s.dilation_rate, "Dilation of the kernel; default 1.");
     v("activation", s.activation, "Activation applied to the output.");
     v("use_bias", s.use_bias, "Add a bias.");
-    initializer_fields(s, v);
+    kernel_fields(s, v);
   }
   static void check(const LayerSpec& s, LayerProblems& p) {
-    check_initializers(s, p);
+    check_kernel_fields(s, p);
     if (s.kernel_size.empty()) p.missing("kernel_size");
     check_dims(s.kernel_size, 2, "kernel_size", p);
     check_dims(s.strides, 2, "strides", p);

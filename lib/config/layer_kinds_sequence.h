@@ -23,8 +23,12 @@ struct RecurrentLayer {
     v("bidirectional", s.bidirectional, "Also read the sequence backwards and join both (Keras Bidirectional, concat).");
     v("dropout", s.dropout, "Fraction of the input features dropped while training (one mask for all steps).",
       unit_interval());
+    kernel_fields(s, v);
+    v("recurrent_initializer", s.recurrent_initializer,
+      "The state-to-state kernel's: as kernel_initializer; default (model.init: keras) is orthogonal, as Keras's.");
   }
   static void check(const LayerSpec& s, LayerProblems& p) {
+    check_kernel_fields(s, p);
     if (s.units.is_keyword() || s.units.value < 1) p.bad("units", "expected a positive integer");
   }
 };
@@ -48,12 +52,15 @@ struct MultiHeadAttentionLayer {
     v("num_heads", s.num_heads, "Attention heads.", at_least(1));
     v("key_dim", s.key_dim, "Size of each head's queries, keys and values; 0 = features / num_heads.", at_least(0));
     v("dropout", s.dropout, "Dropout on the attention weights while training.", unit_interval());
+    v("causal", s.causal, "Each step attends only to itself and earlier steps (Keras's use_causal_mask), as "
+      "decoders and next-token models need.");
+    kernel_fields(s, v);
   }
-  static void check(const LayerSpec&, LayerProblems&) {}
+  static void check(const LayerSpec& s, LayerProblems& p) { check_kernel_fields(s, p); }
 };
 
 // keras_hub TransformerEncoder (post-norm): x = norm(x + attention(x)),
-// x = norm(x + dense(relu(dense(x)))); not causal.
+// x = norm(x + dense(relu(dense(x)))); causal on request.
 struct TransformerEncoderLayer {
   static constexpr LayerKind kind = LayerKind::kTransformerEncoder;
   static constexpr const char* name = "transformer_encoder";
@@ -63,8 +70,12 @@ struct TransformerEncoderLayer {
     v("intermediate_dim", s.intermediate_dim, "Width of the feed-forward layer.", at_least(1));
     v("dropout", s.dropout, "Dropout after the attention and the feed-forward layer while training.",
       unit_interval());
+    v("causal", s.causal, "Each step attends only to itself and earlier steps (Keras's use_causal_mask), as "
+      "decoders and next-token models need.");
+    kernel_fields(s, v);
   }
   static void check(const LayerSpec& s, LayerProblems& p) {
+    check_kernel_fields(s, p);
     if (s.intermediate_dim < 1) p.missing("intermediate_dim");
   }
 };

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/checks.h"
 #include "config/enums.h"
 #include "config/field_types.h"
 
@@ -26,6 +27,21 @@ enum class LayerKind {
   kLayerNorm, kGroupNorm, kInstanceNorm, kSpatialDropout1d, kSpatialDropout2d, kGaussianNoise,
   // Sequences.
   kLstm, kGru, kPositionalEmbedding, kMultiHeadAttention, kTransformerEncoder
+};
+
+// A penalty on a layer's kernel added to the loss, as Keras's
+// kernel_regularizer: l1 * sum(|w|) + l2 * sum(w^2), in training and
+// validation losses alike.
+struct WeightRegularizer {
+  double l1 = 0;
+  double l2 = 0;
+
+  bool any() const { return l1 > 0 || l2 > 0; }
+  template <class V> void visit_fields(V& v) {
+    v("l1", l1, "Weight of the sum of absolute kernel values.", non_negative());
+    v("l2", l2, "Weight of the sum of squared kernel values (Keras's l2; the gradient is 2 * l2 * w).",
+      non_negative());
+  }
 };
 
 struct LayerSpec {
@@ -58,6 +74,8 @@ struct LayerSpec {
   bool use_bias = true;
   Initializer kernel_initializer = Initializer::kDefault;
   Initializer bias_initializer = Initializer::kDefault;
+  Initializer recurrent_initializer = Initializer::kDefault;
+  WeightRegularizer kernel_regularizer;
   double rate = 0.5;
   double stddev = 0.1;
   double momentum = 0.99;
@@ -75,6 +93,7 @@ struct LayerSpec {
   int64_t num_heads = 2;
   int64_t key_dim = 0;
   int64_t intermediate_dim = 0;
+  bool causal = false;
 
   // Where the layer was written ("exp.yaml:12:5"), set by the reader, so that
   // errors found when the model is built can point at it. Not a key.
@@ -88,7 +107,9 @@ struct LayerSpec {
     return (key == "name" && name.empty()) || (key == "inputs" && inputs.empty()) ||
            (key == "repeat" && repeat == 1) || (key == "shortcut" && shortcut.empty()) ||
            (key == "kernel_initializer" && kernel_initializer == Initializer::kDefault) ||
-           (key == "bias_initializer" && bias_initializer == Initializer::kDefault);
+           (key == "bias_initializer" && bias_initializer == Initializer::kDefault) ||
+           (key == "recurrent_initializer" && recurrent_initializer == Initializer::kDefault) ||
+           (key == "kernel_regularizer" && !kernel_regularizer.any());
   }
 };
 
@@ -115,16 +136,18 @@ class LayerProblems {
   virtual void missing(const std::string& key) = 0;
 };
 
-// The initialiser keys of the layers with a kernel and a bias.
+// The keys of the layers with a kernel and a bias: initialisers, penalty.
 template <class V>
-void initializer_fields(LayerSpec& s, V& v) {
+void kernel_fields(LayerSpec& s, V& v) {
   v("kernel_initializer", s.kernel_initializer,
     "glorot_uniform, he_normal, he_uniform, orthogonal, zeros, ones, pytorch (LibTorch's), or default "
     "(model.init).");
   v("bias_initializer", s.bias_initializer, "zeros, ones, pytorch, or default (model.init: keras zeros).");
+  v("kernel_regularizer", s.kernel_regularizer,
+    "{l1: a, l2: b}: adds a * sum(|kernel|) + b * sum(kernel^2) to the loss (training and validation), as Keras.");
 }
 
-inline void check_initializers(const LayerSpec& s, LayerProblems& p) {
+inline void check_kernel_fields(const LayerSpec& s, LayerProblems& p) {
   if (s.bias_initializer != Initializer::kDefault && s.bias_initializer != Initializer::kZeros &&
       s.bias_initializer != Initializer::kOnes && s.bias_initializer != Initializer::kPytorch)
     p.bad("bias_initializer", "a bias takes zeros, ones, pytorch or default");

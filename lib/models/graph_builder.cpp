@@ -201,7 +201,9 @@ int GraphBuilder::build_residual(const LayerSpec& layer, const std::string& path
   probes_.push_back(model_.net->merge_newest({body_probe, shortcut_probe}));
   push_activation(layer.activation);
   output_masked_ = slot_masked_[static_cast<size_t>(body)] || slot_masked_[static_cast<size_t>(shortcut)];
-  add_row(row_name(LayerSpec{LayerKind::kAdd}, 0), node_, {body, shortcut});
+  LayerSpec add;
+  add.type = LayerKind::kAdd;
+  add_row(row_name(add, 0), node_, {body, shortcut});
   return node_;
 }
 
@@ -345,16 +347,28 @@ void GraphBuilder::require(LayerInput input) {
   }
 }
 
+Initializer GraphBuilder::scheme(Initializer own, Initializer keras) const {
+  if (own != Initializer::kDefault) return own;
+  return config_.init == InitScheme::kKeras ? keras : Initializer::kPytorch;
+}
+
 void GraphBuilder::initialise(torch::Tensor& weight, torch::Tensor& bias, int64_t fan_in, int64_t fan_out) {
-  const Initializer model_default = config_.init == InitScheme::kKeras ? Initializer::kGlorotUniform
-                                                                       : Initializer::kPytorch;
-  const Initializer kernel = layer().kernel_initializer == Initializer::kDefault ? model_default
-                                                                                 : layer().kernel_initializer;
-  const Initializer bias_scheme = layer().bias_initializer != Initializer::kDefault ? layer().bias_initializer
-                                  : config_.init == InitScheme::kKeras             ? Initializer::kZeros
-                                                                                   : Initializer::kPytorch;
-  initialise_kernel(weight, kernel, fan_in, fan_out);
-  initialise_bias(bias, bias_scheme);
+  initialise_kernel(weight, scheme(layer().kernel_initializer, Initializer::kGlorotUniform), fan_in, fan_out);
+  initialise_bias(bias, scheme(layer().bias_initializer, Initializer::kZeros));
+  const WeightRegularizer& penalty = layer().kernel_regularizer;
+  if (penalty.any()) model_.penalties.push_back({weight, penalty.l1, penalty.l2});
+}
+
+void GraphBuilder::initialise(const std::vector<KernelRef>& kernels) {
+  for (KernelRef kernel : kernels) {
+    if (!kernel.recurrent) {
+      initialise(kernel.weight, kernel.bias, kernel.fan_in, kernel.fan_out);
+      continue;
+    }
+    initialise_kernel(kernel.weight, scheme(layer().recurrent_initializer, Initializer::kOrthogonal), kernel.fan_in,
+                      kernel.fan_out);
+    initialise_bias(kernel.bias, scheme(layer().bias_initializer, Initializer::kZeros));
+  }
 }
 
 Model build_model(const ModelConfig& config, const DataInfo& data) { return GraphBuilder(config, data).build(); }

@@ -13,6 +13,7 @@
 #include "data/data_info.h"
 #include "models/graph_net.h"
 #include "models/model.h"
+#include "models/sequence_layers.h"
 
 namespace trainer {
 
@@ -56,8 +57,15 @@ class GraphBuilder {
   void push_activation(Activation activation, std::optional<double> alpha = std::nullopt);
   void require(LayerInput input);
   int64_t resolve(const SizeRef& size, const char* key) const;
-  // The layer's kernel_initializer and bias_initializer, or model.init's.
+  // The layer's kernel_initializer and bias_initializer, or model.init's;
+  // the kernel is also the one kernel_regularizer penalises.
   void initialise(torch::Tensor& weight, torch::Tensor& bias, int64_t fan_in, int64_t fan_out);
+  // Each of a sequence layer's kernels (models/sequence_layers.h): as
+  // initialise, the recurrent ones by recurrent_initializer and unpenalised.
+  void initialise(const std::vector<KernelRef>& kernels);
+  // The layer's `own` initialiser; default: `keras` under model.init: keras,
+  // else LibTorch's.
+  Initializer scheme(Initializer own, Initializer keras) const;
   void use_channels_last_for_images();
 
   // One builder per single-input entry of LayerKinds (config/layer_kinds.h),

@@ -46,7 +46,15 @@ void GraphBuilder::add_recurrent(bool lstm) {
   options.return_sequences = layer().return_sequences;
   options.dropout = layer().dropout;
   Recurrent recurrent(options, input_mask());
-  if (config_.init == InitScheme::kKeras) recurrent->init_keras();
+  const std::vector<KernelRef> kernels = recurrent->kernels();
+  initialise(kernels);
+  if (lstm && scheme(layer().bias_initializer, Initializer::kZeros) != Initializer::kPytorch) {
+    // Keras's unit_forget_bias: the forget gate (the second, in Keras's
+    // order and LibTorch's) starts at 1 whatever the bias_initializer.
+    torch::NoGradGuard no_grad;
+    for (const KernelRef& kernel : kernels)
+      if (!kernel.recurrent) kernel.bias.narrow(0, options.units, options.units).fill_(1.0);
+  }
   push(recurrent);
 }
 
@@ -58,8 +66,8 @@ void GraphBuilder::build(MultiHeadAttentionLayer) {
     fail("num_heads: " + std::to_string(heads) + " does not divide the " + std::to_string(channels()) +
          " features; give key_dim");
   SelfAttention attention(channels(), heads, layer().key_dim ? layer().key_dim : channels() / heads, layer().dropout,
-                          input_mask());
-  if (config_.init == InitScheme::kKeras) attention->init_keras();
+                          layer().causal, input_mask());
+  initialise(attention->kernels());
   push(attention);
 }
 
@@ -67,8 +75,9 @@ void GraphBuilder::build(TransformerEncoderLayer) {
   if (channels() % layer().num_heads != 0)
     fail("num_heads: " + std::to_string(layer().num_heads) + " does not divide the " + std::to_string(channels()) +
          " features");
-  TransformerEncoder encoder(channels(), layer().num_heads, layer().intermediate_dim, layer().dropout, input_mask());
-  if (config_.init == InitScheme::kKeras) encoder->init_keras();
+  TransformerEncoder encoder(channels(), layer().num_heads, layer().intermediate_dim, layer().dropout, layer().causal,
+                             input_mask());
+  initialise(encoder->kernels());
   push(encoder);
 }
 

@@ -9,6 +9,14 @@
 
 namespace trainer {
 
+// A layer's kernel_regularizer: the tensor is the parameter itself (moving
+// the model to a device or a memory layout keeps it the same tensor).
+struct WeightPenalty {
+  torch::Tensor weight;
+  double l1 = 0;
+  double l2 = 0;
+};
+
 struct Model {
   GraphNet net;
   // Some layer reads other than the previous layer's output (inputs, merges,
@@ -22,6 +30,7 @@ struct Model {
   // and checkpoints are unaffected: only the memory layout differs.
   bool channels_last = false;
   std::vector<LayerSummary> summary;
+  std::vector<WeightPenalty> penalties;
 
   // The network applied to a batch, in the layout it was built for.
   torch::Tensor forward(const torch::Tensor& inputs) {
@@ -29,6 +38,19 @@ struct Model {
                                                            : inputs);
   }
 };
+
+// The sum of the kernel penalties, added to every batch's loss; undefined
+// when no layer has one.
+inline torch::Tensor weight_penalty(const Model& model) {
+  torch::Tensor total;
+  for (const auto& p : model.penalties) {
+    torch::Tensor term;
+    if (p.l1 > 0) term = p.weight.abs().sum() * p.l1;
+    if (p.l2 > 0) term = term.defined() ? term + p.weight.square().sum() * p.l2 : p.weight.square().sum() * p.l2;
+    total = total.defined() ? total + term : term;
+  }
+  return total;
+}
 
 // Builds the layers for inputs described by `data` (shapes inferred, `units:
 // classes` and `input_dim: vocabulary` resolved) and initialises them.

@@ -29,16 +29,14 @@ RecurrentImpl::RecurrentImpl(const Options& options, std::shared_ptr<SequenceMas
   }
 }
 
-void RecurrentImpl::init_keras() {
-  torch::NoGradGuard no_grad;
+std::vector<KernelRef> RecurrentImpl::kernels() const {
+  std::vector<KernelRef> kernels;
+  const int64_t gates = weight_ih_[0].size(0);
   for (size_t d = 0; d < weight_ih_.size(); ++d) {
-    nn::init::xavier_uniform_(weight_ih_[d]);
-    // Keras's recurrent kernel is [units, gates]: orthogonal in that shape.
-    weight_hh_[d].copy_(nn::init::orthogonal_(torch::empty({options_.units, weight_hh_[d].size(0)})).t());
-    bias_ih_[d].zero_();
-    if (options_.lstm) bias_ih_[d].narrow(0, options_.units, options_.units).fill_(1.0);  // unit_forget_bias
-    else bias_hh_[d].zero_();
+    kernels.push_back({weight_ih_[d], bias_ih_[d], options_.input, gates, false});
+    kernels.push_back({weight_hh_[d], options_.lstm ? torch::Tensor() : bias_hh_[d], options_.units, gates, true});
   }
+  return kernels;
 }
 
 std::vector<torch::Tensor> RecurrentImpl::flat_weights() const {
@@ -107,21 +105,24 @@ torch::Tensor RecurrentImpl::forward(const torch::Tensor& x) {
   return options_.bidirectional ? torch::cat({last[0], last[1]}, 1) : last[0];
 }
 
-SelfAttentionImpl::SelfAttentionImpl(int64_t features, int64_t heads, int64_t key_dim, double dropout,
+SelfAttentionImpl::SelfAttentionImpl(int64_t features, int64_t heads, int64_t key_dim, double dropout, bool causal,
                                      std::shared_ptr<SequenceMask> mask)
-    : heads_(heads), key_dim_(key_dim), dropout_(dropout), mask_(std::move(mask)) {
+    : heads_(heads), key_dim_(key_dim), dropout_(dropout), causal_(causal), mask_(std::move(mask)) {
   query_ = register_module("query", nn::Linear(features, heads * key_dim));
   key_ = register_module("key", nn::Linear(features, heads * key_dim));
   value_ = register_module("value", nn::Linear(features, heads * key_dim));
   output_ = register_module("output", nn::Linear(heads * key_dim, features));
 }
 
-void SelfAttentionImpl::init_keras() {
-  torch::NoGradGuard no_grad;
-  for (auto* linear : {&query_, &key_, &value_, &output_}) {
-    nn::init::xavier_uniform_((*linear)->weight);
-    nn::init::zeros_((*linear)->bias);
-  }
+std::vector<KernelRef> SelfAttentionImpl::kernels() const {
+  // Keras's fans of a kernel of more than two dimensions: the last two sizes,
+  // each times the product of the others.
+  const int64_t features = query_->weight.size(1);
+  std::vector<KernelRef> kernels;
+  for (const auto* projection : {&query_, &key_, &value_})
+    kernels.push_back({(*projection)->weight, (*projection)->bias, heads_ * features, key_dim_ * features});
+  kernels.push_back({output_->weight, output_->bias, key_dim_ * heads_, features * heads_});
+  return kernels;
 }
 
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x) {
@@ -132,12 +133,18 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x) {
   };
   const torch::Tensor q = heads_of(query_(steps)), k = heads_of(key_(steps)), v = heads_of(value_(steps));
   torch::Tensor scores = q.matmul(k.transpose(-2, -1)) / std::sqrt(static_cast<double>(key_dim_));
+  // Keras: a query and a key attend when both are real and, causal, the key
+  // is not later; the others' scores get kMaskedScore added.
+  torch::Tensor allowed;  // [N or 1, 1, length, length]
   if (mask_) {
-    // Keras: a query and a key attend when both are real.
     const torch::Tensor valid = mask_->valid;
-    const torch::Tensor allowed = valid.unsqueeze(1).unsqueeze(-1).logical_and(valid.unsqueeze(1).unsqueeze(2));
-    scores = scores + allowed.logical_not().to(scores.scalar_type()) * kMaskedScore;
+    allowed = valid.unsqueeze(1).unsqueeze(-1).logical_and(valid.unsqueeze(1).unsqueeze(2));
   }
+  if (causal_) {
+    const torch::Tensor earlier = torch::ones({1, 1, length, length}, x.options().dtype(torch::kBool)).tril();
+    allowed = allowed.defined() ? allowed.logical_and(earlier) : earlier;
+  }
+  if (allowed.defined()) scores = scores + allowed.logical_not().to(scores.scalar_type()) * kMaskedScore;
   torch::Tensor weights = torch::softmax(scores, -1);
   if (dropout_ > 0) weights = torch::dropout(weights, dropout_, is_training());
   const torch::Tensor joined = weights.matmul(v).transpose(1, 2).reshape({batch, length, heads_ * key_dim_});
@@ -145,22 +152,21 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x) {
 }
 
 TransformerEncoderImpl::TransformerEncoderImpl(int64_t features, int64_t heads, int64_t intermediate, double dropout,
-                                               std::shared_ptr<SequenceMask> mask)
+                                               bool causal, std::shared_ptr<SequenceMask> mask)
     : dropout_(dropout) {
-  attention_ = register_module("attention", SelfAttention(features, heads, features / heads, dropout, std::move(mask)));
+  attention_ = register_module("attention",
+                               SelfAttention(features, heads, features / heads, dropout, causal, std::move(mask)));
   attention_norm_ = register_module("attention_norm", nn::LayerNorm(nn::LayerNormOptions({features}).eps(1e-5)));
   intermediate_ = register_module("intermediate", nn::Linear(features, intermediate));
   output_ = register_module("output", nn::Linear(intermediate, features));
   feedforward_norm_ = register_module("feedforward_norm", nn::LayerNorm(nn::LayerNormOptions({features}).eps(1e-5)));
 }
 
-void TransformerEncoderImpl::init_keras() {
-  torch::NoGradGuard no_grad;
-  attention_->init_keras();
-  for (auto* linear : {&intermediate_, &output_}) {
-    nn::init::xavier_uniform_((*linear)->weight);
-    nn::init::zeros_((*linear)->bias);
-  }
+std::vector<KernelRef> TransformerEncoderImpl::kernels() const {
+  std::vector<KernelRef> kernels = attention_->kernels();
+  for (const auto* dense : {&intermediate_, &output_})
+    kernels.push_back({(*dense)->weight, (*dense)->bias, (*dense)->weight.size(1), (*dense)->weight.size(0)});
+  return kernels;
 }
 
 torch::Tensor TransformerEncoderImpl::forward(const torch::Tensor& x) {

@@ -20,6 +20,15 @@ struct SequenceMask {
   torch::Tensor valid;
 };
 
+// One weight matrix of a layer with its bias (undefined where it has none),
+// and the fans of Keras's layout of it, for the builder's initialisers and
+// kernel penalties (GraphBuilder::initialise).
+struct KernelRef {
+  torch::Tensor weight, bias;
+  int64_t fan_in = 0, fan_out = 0;
+  bool recurrent = false;  // a state-to-state kernel: recurrent_initializer's, no penalty
+};
+
 // lstm (Keras LSTM: one bias per gate) or gru (Keras GRU with reset_after,
 // PyTorch's formulation: input and recurrent biases), one layer, optionally
 // bidirectional. Output: every step [N, directions * units, length], or the
@@ -35,9 +44,11 @@ class RecurrentImpl : public torch::nn::Module {
   RecurrentImpl(const Options& options, std::shared_ptr<SequenceMask> mask);
   torch::Tensor forward(const torch::Tensor& x);
 
-  // Keras's initialisation: Glorot-uniform input kernels, orthogonal
-  // recurrent kernels, zero biases but the LSTM's forget gate at 1.
-  void init_keras();
+  // Per direction: the input kernel with its bias, Keras's (input, gates),
+  // and the recurrent kernel, (units, gates), with the GRU's recurrent bias.
+  std::vector<KernelRef> kernels() const;
+  bool is_lstm() const { return options_.lstm; }
+  int64_t units() const { return options_.units; }
 
  private:
   std::vector<torch::Tensor> flat_weights() const;
@@ -52,14 +63,17 @@ TORCH_MODULE(Recurrent);
 // input's features.
 class SelfAttentionImpl : public torch::nn::Module {
  public:
-  SelfAttentionImpl(int64_t features, int64_t heads, int64_t key_dim, double dropout,
+  SelfAttentionImpl(int64_t features, int64_t heads, int64_t key_dim, double dropout, bool causal,
                     std::shared_ptr<SequenceMask> mask);
   torch::Tensor forward(const torch::Tensor& x);
-  void init_keras();
+  // Query, key, value and output projections with Keras's EinsumDense fans:
+  // kernels (features, heads, key_dim) and (heads, key_dim, features).
+  std::vector<KernelRef> kernels() const;
 
  private:
   int64_t heads_, key_dim_;
   double dropout_;
+  bool causal_;  // a query attends to keys at its step and before only
   std::shared_ptr<SequenceMask> mask_;
   torch::nn::Linear query_{nullptr}, key_{nullptr}, value_{nullptr}, output_{nullptr};
 };
@@ -69,10 +83,11 @@ TORCH_MODULE(SelfAttention);
 // x = norm(x + dropout(dense(relu(dense(x))))), layer norms of epsilon 1e-5.
 class TransformerEncoderImpl : public torch::nn::Module {
  public:
-  TransformerEncoderImpl(int64_t features, int64_t heads, int64_t intermediate, double dropout,
+  TransformerEncoderImpl(int64_t features, int64_t heads, int64_t intermediate, double dropout, bool causal,
                          std::shared_ptr<SequenceMask> mask);
   torch::Tensor forward(const torch::Tensor& x);
-  void init_keras();
+  // The attention's, then the feed-forward layer's two.
+  std::vector<KernelRef> kernels() const;
 
  private:
   double dropout_;

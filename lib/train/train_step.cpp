@@ -32,7 +32,8 @@ StepOutcome TrainStep::run(const Batch& batch, double lr, double share, bool sto
     const auto labels = batch.labels.to(device_);
     phase_done(StepPhase::kData);
     const auto output = precision_.forward(model_, inputs);
-    const auto loss = compute_loss(config_.loss, output, labels, model_.final_softmax);
+    auto loss = compute_loss(config_.loss, output, labels, model_.final_softmax);
+    if (const auto penalty = weight_penalty(model_); penalty.defined()) loss = loss + penalty;
     phase_done(StepPhase::kForward);
     precision_.backward(loss);
     if (extras.meters) extras.meters->add(loss, output, labels);

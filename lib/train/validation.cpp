@@ -33,13 +33,16 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
   const int64_t steps = (shard.size + options.batch_size - 1) / options.batch_size;
   BatchLoader loader(data, std::move(order), options);
   const auto autocast = run_autocast_dtype(config, device);
+  // Keras's validation loss includes the kernel penalties: the same for every batch.
+  const torch::Tensor penalty = weight_penalty(model);
   int64_t step = 0;
   if (progress) progress->start_validation(steps);
   while (auto batch = loader.next()) {
     const auto inputs = batch->inputs.to(device);
     const auto labels = batch->labels.to(device);
     const auto output = forward_in_precision(model, inputs, autocast);
-    meters.add(compute_loss(config.loss, output, labels, model.final_softmax), output, labels);
+    auto loss = compute_loss(config.loss, output, labels, model.final_softmax);
+    meters.add(penalty.defined() ? loss + penalty : loss, output, labels);
     if (progress) progress->update(++step, meters.samples(), [&] { return meters.running_values(); });
   }
   if (progress) progress->finish();

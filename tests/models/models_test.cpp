@@ -106,6 +106,29 @@ TEST_CASE("per-layer initialisers: Keras's distributions, and LibTorch's on requ
   }
 }
 
+TEST_CASE("kernel_regularizer: which kernels it penalises, and its config errors", "[models][init]") {
+  const Model model = build_model(model_of("[{type: conv2d, filters: 2, kernel_size: 3, kernel_regularizer: {l2: 0.01}},"
+                                           " {type: flatten}, {type: dense, units: 4},"
+                                           " {type: dense, units: classes, kernel_regularizer: {l1: 0.1}}]"),
+                                  images(1, 6, 6, 3));
+  REQUIRE(model.penalties.size() == 2);
+  const auto params = model.net->named_parameters();
+  CHECK(model.penalties[0].weight.is_same(params["l0_0.weight"]));
+  CHECK(model.penalties[0].l2 == 0.01);
+  CHECK(model.penalties[1].weight.is_same(params["l3_0.weight"]));
+  CHECK(model.penalties[1].l1 == 0.1);
+  const double expected = 0.01 * params["l0_0.weight"].square().sum().item<double>() +
+                          0.1 * params["l3_0.weight"].abs().sum().item<double>();
+  CHECK(weight_penalty(model).item<double>() == Approx(expected));
+  CHECK_THROWS_WITH(model_of("[{type: dense, units: 3, kernel_regularizer: {l2: -1}}]"),
+                    Catch::Contains("model.layers[0].kernel_regularizer.l2") && Catch::Contains("a number >= 0"));
+  CHECK_THROWS_WITH(model_of("[{type: dense, units: 3, kernel_regularizer: {l3: 1}}]"),
+                    Catch::Contains("l3"));
+  CHECK_THROWS_WITH(model_of("[{type: dense, units: 3, kernel_regularizer: 0.01}]"),
+                    Catch::Contains("kernel_regularizer") && Catch::Contains("a mapping of keys"));
+  CHECK_THROWS_WITH(model_of("[{type: flatten, kernel_regularizer: {l2: 1}}]"), Catch::Contains("kernel_regularizer"));
+}
+
 TEST_CASE("layers that do not fit their input are config errors naming the layer", "[models]") {
   CHECK_THROWS_WITH(build_model(model_of("[{type: dense, units: 3}]"), images(1, 4, 4, 2)),
                     Catch::Contains("model.layers[0] (dense, input (None, 1, 4, 4))") &&

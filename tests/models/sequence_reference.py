@@ -2,7 +2,8 @@
 
 Keras's masking semantics spelled out independently of trainer's batched
 implementation: each recurrent layer reads only a sample's real tokens, one
-at a time; attention adds -1e9 where a query or a key is padding; pooling
+at a time; attention adds -1e9 where a query or a key is padding (and, in the
+causal layer, where the key comes after the query); pooling
 averages (or maximises) over the real positions. Float64; the weights,
 tokens and output gradient come from the C++ test (JSON), the output and
 every parameter gradient go back.
@@ -64,7 +65,7 @@ def bidirectional(direction, x, valid, weights, forward_args, backward_args):
     return torch.stack(sequences), torch.stack(lasts)
 
 
-def attention(x, valid, W, prefix, heads, key_dim):
+def attention(x, valid, W, prefix, heads, key_dim, causal=False):
     n, length, _ = x.shape
 
     def project(name):
@@ -73,6 +74,8 @@ def attention(x, valid, W, prefix, heads, key_dim):
     q, k, v = project("query"), project("key"), project("value")
     scores = torch.einsum("nqhd,nkhd->nhqk", q, k) / key_dim ** 0.5
     allowed = valid[:, None, :, None] & valid[:, None, None, :]
+    if causal:
+        allowed = allowed & torch.ones(length, length, dtype=torch.bool).tril()
     scores = scores + (~allowed).double() * -1e9
     joined = torch.einsum("nhqk,nkhd->nqhd", torch.softmax(scores, -1), v).reshape(n, length, heads * key_dim)
     return joined @ W[prefix + "output.weight"].T + W[prefix + "output.bias"]
@@ -93,7 +96,7 @@ def main():
                          ["l2_0.weight_ih_reverse", "l2_0.weight_hh_reverse", "l2_0.bias_ih_reverse",
                           "l2_0.bias_hh_reverse"])
     h = seq + W["l3_0.weight"]
-    h = attention(h, valid, W, "l4_0.", 2, 3)
+    h = attention(h, valid, W, "l4_0.", 2, 3, causal=True)
     a = attention(h, valid, W, "l5_0.attention.", 2, 5)
     h = F.layer_norm(a + h, (10,), W["l5_0.attention_norm.weight"], W["l5_0.attention_norm.bias"], 1e-5)
     f = torch.relu(h @ W["l5_0.intermediate.weight"].T + W["l5_0.intermediate.bias"])

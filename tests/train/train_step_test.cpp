@@ -10,9 +10,10 @@ namespace {
 
 // A dense classifier of 8 features into 3 classes, trained by plain SGD.
 struct StepFixture {
-  explicit StepFixture(const std::string& optimizer_yaml)
+  // `dense_keys` are added to the dense layer's.
+  explicit StepFixture(const std::string& optimizer_yaml, const std::string& dense_keys = "")
       : config(parse_experiment("data: {dataset: synthetic}\n"
-                                "model: {layers: [{type: dense, units: 3, activation: softmax}]}\n"
+                                "model: {layers: [{type: dense, units: 3, activation: softmax" + dense_keys + "}]}\n"
                                 "optimizer: " + optimizer_yaml + "\n",
                                 "step.yaml")),
         model(build_model(config.model, info())),
@@ -82,4 +83,32 @@ TEST_CASE("a training step adds its phases to the timer and its loss to the mete
   CHECK(times.optimizer > 0);
   CHECK(meters.samples() == 16);
   CHECK(std::isfinite(meters.results()[0].value));
+}
+
+TEST_CASE("kernel_regularizer adds its penalty to the loss the step minimises and the meters report",
+          "[train][step]") {
+  torch::manual_seed(21);
+  StepFixture plain("{name: sgd, lr: 0.1}");
+  torch::manual_seed(21);
+  StepFixture penalised("{name: sgd, lr: 0.1}", ", kernel_regularizer: {l1: 0.25, l2: 0.5}");
+  const torch::Tensor kernel = penalised.model.net->named_parameters()["l0_0.weight"];
+  REQUIRE(torch::equal(kernel, plain.model.net->named_parameters()["l0_0.weight"]));
+  const torch::Tensor before = kernel.detach().clone();
+  const double penalty = 0.25 * before.abs().sum().item<double>() + 0.5 * before.square().sum().item<double>();
+  CHECK(weight_penalty(penalised.model).item<double>() == Approx(penalty));
+  CHECK_FALSE(weight_penalty(plain.model).defined());
+
+  MetricAccumulator plain_meters(plain.config.loss, plain.config.metrics, plain.model.final_softmax);
+  MetricAccumulator penalised_meters(penalised.config.loss, penalised.config.metrics, penalised.model.final_softmax);
+  StepExtras extras;
+  extras.meters = &plain_meters;
+  plain.step_length(0.1, extras);
+  extras.meters = &penalised_meters;
+  penalised.step_length(0.1, extras);
+  CHECK(penalised_meters.results()[0].value == Approx(plain_meters.results()[0].value + penalty).epsilon(1e-5));
+  // SGD: the penalised kernel moved further by lr * (l1 * sign(w) + 2 * l2 * w); the bias is not penalised.
+  const torch::Tensor extra = plain.model.net->named_parameters()["l0_0.weight"] - kernel;
+  CHECK(torch::allclose(extra.detach(), 0.1 * (0.25 * before.sign() + 2 * 0.5 * before), 1e-4, 1e-6));
+  CHECK(torch::allclose(plain.model.net->named_parameters()["l0_0.bias"],
+                        penalised.model.net->named_parameters()["l0_0.bias"]));
 }
