@@ -47,14 +47,16 @@ def main():
     x = F.conv2d(F.pad(inp, same_pads(inp.shape[2:], 3, 2)), W["l0_0.weight"], W["l0_0.bias"], stride=2)
     x = same_max_pool(torch.relu(x), 3, 2)
     x = F.batch_norm(x, None, None, W["l2_0.weight"], W["l2_0.bias"], training=True, eps=1e-3)
-    x = same_avg_pool(x, 2, 1)
+    x = F.gelu(x)  # Keras's gelu: the exact one, not the tanh approximation
+    x = torch.sigmoid(same_avg_pool(x, 2, 1))
     x = x.permute(0, 2, 3, 1).reshape(x.shape[0], -1, 4)
-    # l6_0 is the uneven "same" padding, l6_1 the convolution.
-    x = F.conv1d(F.pad(x, same_pads(x.shape[2:], 2, 1)), W["l6_1.weight"], W["l6_1.bias"])
+    # l8_0 is the uneven "same" padding, l8_1 the convolution.
+    x = F.conv1d(F.pad(x, same_pads(x.shape[2:], 2, 1)), W["l8_1.weight"], W["l8_1.bias"])
+    x = torch.softmax(x, 1)  # over the channels, Keras's last axis
     x = F.max_pool1d(x, 2)
-    x = F.conv_transpose1d(x, W["l8_0.weight"], W["l8_0.bias"], stride=2)
+    x = F.conv_transpose1d(x, W["l11_0.weight"], W["l11_0.bias"], stride=2)
     x = same_avg_pool(x, 2, 2)
-    out = F.linear(x.flatten(1), W["l11_0.weight"], W["l11_0.bias"])
+    out = F.linear(x.flatten(1), W["l14_0.weight"], W["l14_0.bias"])
 
     (out * tensor(given["grad_output"])).sum().backward()
     result = {

@@ -1,5 +1,5 @@
-// The layers of a plain list (convolutions, pools, batch norm, reshape,
-// permute, dense) against PyTorch, with Keras's padding rules.
+// The layers of a plain list (convolutions, pools, batch norm, activation
+// layers, reshape, permute, dense) against PyTorch, with Keras's padding rules.
 #include <catch2/catch.hpp>
 
 #include "model_fixtures.h"
@@ -22,10 +22,13 @@ const char* kChain = R"(
     - {type: conv2d, filters: 4, kernel_size: 3, strides: 2, padding: same, activation: relu}
     - {type: maxpool2d, pool_size: 3, strides: 2, padding: same}
     - {type: batchnorm}
+    - {type: activation, activation: gelu}
     - {type: avgpool2d, pool_size: 2, strides: 1, padding: same}
+    - {type: activation, activation: sigmoid}
     - {type: permute, dims: [2, 3, 1]}
     - {type: reshape, target_shape: [-1, 4]}
     - {type: conv1d, filters: 6, kernel_size: 2, padding: same}
+    - {type: activation, activation: softmax}
     - {type: maxpool1d, pool_size: 2}
     - {type: conv1d_transpose, filters: 3, kernel_size: 3, strides: 2}
     - {type: avgpool1d, pool_size: 2, padding: same}
@@ -46,8 +49,8 @@ TEST_CASE("chain layers equal PyTorch's with Keras's padding: output, input and 
   REQUIRE(model.final_softmax);
   std::vector<std::vector<int64_t>> shapes;
   for (const auto& row : model.summary) shapes.push_back(row.output_shape);
-  CHECK(shapes == std::vector<std::vector<int64_t>>{{4, 5, 5}, {4, 3, 3}, {4, 3, 3}, {4, 3, 3}, {3, 3, 4}, {9, 4},
-                                                    {6, 4}, {6, 2}, {3, 5}, {3, 3}, {9}, {3}});
+  CHECK(shapes == std::vector<std::vector<int64_t>>{{4, 5, 5}, {4, 3, 3}, {4, 3, 3}, {4, 3, 3}, {4, 3, 3}, {4, 3, 3},
+                                                    {3, 3, 4}, {9, 4}, {6, 4}, {6, 4}, {6, 2}, {3, 5}, {3, 3}, {9}, {3}});
   nlohmann::json given;
   {
     torch::NoGradGuard no_grad;

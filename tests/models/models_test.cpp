@@ -256,3 +256,61 @@ TEST_CASE("every layer kind of the table builds from its input rule, and refuses
     if (rule != LayerInput::kAny) CHECK_THROWS_WITH(build_model(config, wrong), Catch::Contains("needs"));
   }
 }
+
+TEST_CASE("dropout, spatial dropout and gaussian noise: nothing when evaluating, Keras's while training",
+          "[models][layers]") {
+  torch::manual_seed(6);
+  const auto model_with = [](const std::string& layer, const DataInfo& data) {
+    return build_model(model_of("[" + layer + "]"), data);
+  };
+  const auto row_of = [](const torch::Tensor& t, int64_t n, int64_t c) { return t.select(0, n).select(0, c).flatten(); };
+  SECTION("dropout: each element dropped or scaled by 1 / (1 - rate); the gradient through the same mask") {
+    Model model = model_with("{type: dropout, rate: 0.25}", images(4, 16, 16, 2));
+    const torch::Tensor x = torch::rand({8, 4, 16, 16}) + 0.5;  // no zeros of its own
+    model.net->eval();
+    CHECK(torch::equal(model.forward(x), x));
+    model.net->train();
+    const torch::Tensor input = x.clone().requires_grad_(true);
+    const torch::Tensor y = model.forward(input);
+    const torch::Tensor kept = y.ne(0);
+    CHECK(torch::allclose(y.masked_select(kept), x.masked_select(kept) / 0.75));
+    CHECK(1 - kept.to(torch::kDouble).mean().item<double>() == Approx(0.25).margin(0.02));
+    y.sum().backward();
+    CHECK(torch::allclose(input.grad(), kept.to(torch::kFloat) / 0.75));
+  }
+  SECTION("spatial_dropout2d and 1d: whole channels dropped, the rest scaled") {
+    for (const bool two_d : {true, false}) {
+      INFO((two_d ? "2d" : "1d"));
+      Model model = two_d ? model_with("{type: spatial_dropout2d, rate: 0.5}", images(32, 5, 5, 2))
+                          : model_with("{type: spatial_dropout1d, rate: 0.5}",
+                                       [] { DataInfo d = images(32, 1, 9, 2); d.input_shape = {32, 9}; return d; }());
+      const torch::Tensor x = torch::rand(two_d ? std::vector<int64_t>{16, 32, 5, 5} : std::vector<int64_t>{16, 32, 9}) + 0.5;
+      model.net->eval();
+      CHECK(torch::equal(model.forward(x), x));
+      model.net->train();
+      const torch::Tensor y = model.forward(x);
+      int64_t dropped = 0;
+      for (int64_t n = 0; n < 16; ++n)
+        for (int64_t c = 0; c < 32; ++c) {
+          const torch::Tensor out = row_of(y, n, c);
+          if (out.eq(0).all().item<bool>()) ++dropped;
+          else CHECK(torch::allclose(out, row_of(x, n, c) * 2));
+        }
+      CHECK(dropped == Approx(16 * 32 / 2).margin(48));
+    }
+  }
+  SECTION("gaussian_noise: N(0, stddev) added while training, the gradient untouched") {
+    Model model = model_with("{type: gaussian_noise, stddev: 0.3}", images(2, 32, 32, 2));
+    const torch::Tensor x = torch::randn({16, 2, 32, 32});
+    model.net->eval();
+    CHECK(torch::equal(model.forward(x), x));
+    model.net->train();
+    const torch::Tensor input = x.clone().requires_grad_(true);
+    const torch::Tensor y = model.forward(input);
+    const torch::Tensor noise = (y - x).detach();
+    CHECK(noise.mean().item<double>() == Approx(0).margin(0.01));
+    CHECK(noise.std().item<double>() == Approx(0.3).epsilon(0.02));
+    y.sum().backward();
+    CHECK(torch::equal(input.grad(), torch::ones_like(x)));
+  }
+}
