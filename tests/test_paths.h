@@ -35,7 +35,8 @@ inline bool system_python_has(const std::string& module) {
 // Debian's python3 run with `arguments` (a script and its arguments, as the
 // shell reads them): its standard output, or nullopt when it failed.
 inline std::optional<std::string> system_python_output(const std::string& arguments) {
-  FILE* pipe = popen(("/usr/bin/python3 " + arguments).c_str(), "r");
+  // -B: no __pycache__ written into the source tree by the scripts' imports.
+  FILE* pipe = popen(("/usr/bin/python3 -B " + arguments).c_str(), "r");
   if (pipe == nullptr) return std::nullopt;
   std::string out;
   char buffer[4096];

@@ -6,16 +6,12 @@ the odd one at the end; a "same" max pool pads with -inf and an average pool
 leaves the padding out of its count. Float64; the weights, input and output
 gradient come from the C++ test (JSON), the output and every gradient go back.
 """
-import json
 import math
-import sys
 
 import torch
 import torch.nn.functional as F
 
-
-def tensor(entry):
-    return torch.tensor(entry["data"], dtype=torch.float64).reshape(entry["shape"])
+import reference_io
 
 
 def same_pads(sizes, window, stride):
@@ -40,9 +36,7 @@ def same_avg_pool(x, window, stride):
 
 
 def main():
-    given = json.load(open(sys.argv[1]))
-    W = {name: tensor(value).requires_grad_(True) for name, value in given["params"].items()}
-    inp = tensor(given["input"]).requires_grad_(True)
+    W, inp = reference_io.read()
 
     x = F.conv2d(F.pad(inp, same_pads(inp.shape[2:], 3, 2)), W["l0_0.weight"], W["l0_0.bias"], stride=2)
     x = same_max_pool(torch.relu(x), 3, 2)
@@ -58,13 +52,7 @@ def main():
     x = same_avg_pool(x, 2, 2)
     out = F.linear(x.flatten(1), W["l14_0.weight"], W["l14_0.bias"])
 
-    (out * tensor(given["grad_output"])).sum().backward()
-    result = {
-        "output": out.detach().flatten().tolist(),
-        "input_grad": inp.grad.flatten().tolist(),
-        "param_grads": {name: w.grad.flatten().tolist() for name, w in W.items()},
-    }
-    json.dump(result, open(sys.argv[2], "w"))
+    reference_io.write(out, W, inp)
 
 
 main()

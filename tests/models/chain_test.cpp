@@ -9,10 +9,8 @@
 #include "util/error.h"
 
 using namespace trainer;
-using trainer::testing::check_close;
 using trainer::testing::images;
 using trainer::testing::layers_of;
-using trainer::testing::tensor_json;
 
 namespace {
 
@@ -51,23 +49,7 @@ TEST_CASE("chain layers equal PyTorch's with Keras's padding: output, input and 
   for (const auto& row : model.summary) shapes.push_back(row.output_shape);
   CHECK(shapes == std::vector<std::vector<int64_t>>{{4, 5, 5}, {4, 3, 3}, {4, 3, 3}, {4, 3, 3}, {4, 3, 3}, {4, 3, 3},
                                                     {3, 3, 4}, {9, 4}, {6, 4}, {6, 4}, {6, 2}, {3, 5}, {3, 3}, {9}, {3}});
-  nlohmann::json given;
-  {
-    torch::NoGradGuard no_grad;
-    for (auto& p : model.net->parameters()) p.uniform_(-0.6, 0.6);
-  }
-  for (const auto& p : model.net->named_parameters()) given["params"][p.key()] = tensor_json(p.value());
-  const torch::Tensor input = torch::randn({2, 3, 9, 9}).requires_grad_(true);
-  const torch::Tensor output = model.forward(input);
-  const torch::Tensor grad_output = torch::randn_like(output);
-  (output * grad_output).sum().backward();
-  given["input"] = tensor_json(input);
-  given["grad_output"] = tensor_json(grad_output);
-  const auto expected = testing::run_reference("chain_reference.py", given, "chain-reference");
-  check_close(output, expected["output"], "output");
-  check_close(input.grad(), expected["input_grad"], "input gradient");
-  for (const auto& p : model.net->named_parameters())
-    check_close(p.value().grad(), expected["param_grads"][p.key()], p.key() + " gradient");
+  testing::check_against_reference(model, torch::randn({2, 3, 9, 9}), "chain_reference.py");
 }
 
 TEST_CASE("reshape and permute: shapes that do not fit are errors naming the layer", "[models][graph][errors]") {

@@ -8,15 +8,11 @@ averages (or maximises) over the real positions. Float64; the weights,
 tokens and output gradient come from the C++ test (JSON), the output and
 every parameter gradient go back.
 """
-import json
-import sys
 
 import torch
 import torch.nn.functional as F
 
-
-def tensor(entry):
-    return torch.tensor(entry["data"], dtype=torch.float64).reshape(entry["shape"])
+import reference_io
 
 
 def lstm_direction(steps, w_ih, w_hh, b):
@@ -82,9 +78,7 @@ def attention(x, valid, W, prefix, heads, key_dim, causal=False):
 
 
 def main():
-    given = json.load(open(sys.argv[1]))
-    W = {name: tensor(value).requires_grad_(True) for name, value in given["params"].items()}
-    tokens = torch.tensor(given["tokens"]["data"], dtype=torch.int64).reshape(given["tokens"]["shape"])
+    W, tokens = reference_io.read()
     valid = tokens != 0
 
     x = W["l0_0.embedding.weight"][tokens]
@@ -110,10 +104,7 @@ def main():
     joined = torch.cat([avg, mx, g], 1)
     out = joined @ W["l9_0.weight"].T + W["l9_0.bias"]
 
-    (out * tensor(given["grad_output"])).sum().backward()
-    json.dump({"output": out.detach().flatten().tolist(),
-               "param_grads": {name: w.grad.flatten().tolist() for name, w in W.items()}},
-              open(sys.argv[2], "w"))
+    reference_io.write(out, W, tokens)
 
 
 main()
