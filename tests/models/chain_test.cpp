@@ -53,14 +53,7 @@ TEST_CASE("chain layers equal PyTorch's with Keras's padding: output, input and 
 }
 
 TEST_CASE("reshape and permute: shapes that do not fit are errors naming the layer", "[models][graph][errors]") {
-  const auto problem_of = [](const std::string& layers) -> std::string {
-    try {
-      build_model(layers_of(layers), images(2, 4, 6, 3));
-    } catch (const ConfigError& e) {
-      return e.what();
-    }
-    return "";
-  };
+  const auto problem_of = [](const std::string& layers) { return testing::build_problem(layers, images(2, 4, 6, 3)); };
   CHECK_THAT(problem_of("    - {type: reshape, target_shape: [5, -1]}\n"),
              Catch::Contains("model.layers[0] (reshape, input (None, 2, 4, 6))") &&
                  Catch::Contains("target_shape (None, 5, -1) does not hold the input's 48 values"));

@@ -139,14 +139,7 @@ TEST_CASE("repeat gives every copy its own weights, and chains keep their parame
 }
 
 TEST_CASE("graph errors name the layer's line, path and shapes", "[models][graph][errors]") {
-  const auto problem_of = [](const std::string& layers) -> std::string {
-    try {
-      build_model(layers_of(layers), images(3, 8, 8, 2));
-    } catch (const ConfigError& e) {
-      return e.what();
-    }
-    return "(no error)";
-  };
+  const auto problem_of = [](const std::string& layers) { return testing::build_problem(layers, images(3, 8, 8, 2)); };
   SECTION("a name used before it exists: no cycles") {
     CHECK_THAT(problem_of("    - {type: dense, units: 2, inputs: [later]}\n    - {type: flatten, name: later}\n"),
                Catch::Contains("m.yaml:5:") && Catch::Contains("model.layers[0].inputs: 'later' is defined later, "

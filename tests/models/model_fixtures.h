@@ -5,6 +5,7 @@
 #include "config/config_loader.h"
 #include "data/data_info.h"
 #include "models/model.h"
+#include "util/error.h"
 
 namespace trainer::testing {
 
@@ -39,6 +40,16 @@ inline DataInfo images(int64_t channels, int64_t height, int64_t width, int64_t 
   info.input_shape = {channels, height, width};
   info.classes = classes;
   return info;
+}
+
+// The ConfigError that building `block_list` for `data` gives; "(no error)" when none.
+inline std::string build_problem(const std::string& block_list, const DataInfo& data) {
+  try {
+    build_model(layers_of(block_list), data);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 // Keras's "Total params" (or "Trainable params") of the summary.
