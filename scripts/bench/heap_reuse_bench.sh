@@ -7,11 +7,14 @@
 #
 # Usage: scripts/bench/heap_reuse_bench.sh [REPEATS] [STEPS]
 #   (after scripts/build.sh; TRAINER_DATA_DIR holding reuters21578/ for the
-#   Reuters experiments, which are left out without it)
+#   Reuters experiments, which are left out without it). STEPS: the steps of
+#   every timing; by default each experiment's own, a few seconds of its
+#   steps, since a timing of a fraction of a second is mostly noise.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repeats=${1:-3}
-steps=${2:-30}
+fixed_steps=${2:-}
+declare -A steps=([fashion_mnist_cnn]=200 [reuters_conv1d]=400 [reuters_lstm]=30 [reuters_transformer]=30)
 configs=(configs/fashion_mnist_cnn.yaml)
 if [ -d "${TRAINER_DATA_DIR:-}/reuters21578" ]; then
   configs+=(configs/reuters_conv1d.yaml configs/reuters_lstm.yaml configs/reuters_transformer.yaml)
@@ -20,7 +23,9 @@ else
 fi
 
 steps_per_second() {  # CONFIG DEFAULTS(0|1)
-  TRAINER_MALLOC_DEFAULTS=$2 build/trainer bench "$1" --steps "$steps" --quiet --log-level warn |
+  local name
+  name=$(basename "$1" .yaml)
+  TRAINER_MALLOC_DEFAULTS=$2 build/trainer bench "$1" --steps "${fixed_steps:-${steps[$name]}}" --quiet --log-level warn |
     sed -n 's/^steps\/s \([0-9.]*\),.*/\1/p'
 }
 
