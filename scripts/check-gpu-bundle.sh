@@ -6,8 +6,9 @@
 # mount namespace, every header folder and CMake/pkg-config file that the
 # bundled development packages installed here is covered by an empty one.
 # Then it checks that CMake found each package in the prefix, that the binary
-# loads yaml-cpp, spdlog, fmt, curl, OpenSSL and zlib from it, and that it
-# trains a short synthetic run. LibTorch is this machine's (1.13, CPU).
+# loads yaml-cpp, spdlog, fmt, curl, OpenSSL, zlib, libpng and libjpeg from
+# it, and that it trains a short synthetic run. LibTorch is this machine's
+# (1.13, CPU).
 #
 # CI runs it with TRAINER_CHECK_IF_POSSIBLE=1: where no mount namespace can be
 # made (not root) it says "SKIPPED" and why, and succeeds; a failed build or
@@ -75,13 +76,14 @@ check() {  # DESCRIPTION COMMAND...: a named pass/fail line
 found_in_prefix() {  # CACHE_ENTRY: CMake's result for it lies in the prefix
   grep -q "^$1:[A-Z]*=$prefix/" "$build/CMakeCache.txt"
 }
-for entry in yaml-cpp_DIR spdlog_DIR fmt_DIR CLI11_DIR nlohmann_json_DIR CURL_LIBRARY_RELEASE OPENSSL_SSL_LIBRARY ZLIB_LIBRARY_RELEASE; do
+for entry in yaml-cpp_DIR spdlog_DIR fmt_DIR CLI11_DIR nlohmann_json_DIR CURL_LIBRARY_RELEASE OPENSSL_SSL_LIBRARY ZLIB_LIBRARY_RELEASE \
+             PNG_LIBRARY_RELEASE JPEG_LIBRARY_RELEASE; do
   check "CMake found $entry in the bundle" found_in_prefix "$entry"
 done
 loads_from_prefix() {  # LIBRARY: the binary loads it from the prefix
   ldd "$build/trainer" | grep -E "^\s*$1" | grep -q "$prefix/"
 }
-for library in libyaml-cpp libspdlog libfmt libcurl libssl libz; do
+for library in libyaml-cpp libspdlog libfmt libcurl libssl libz libpng16 libjpeg; do
   check "trainer loads $library from the bundle" loads_from_prefix "$library"
 done
 first_needed_is_libstdcxx() { readelf -d "$build/trainer" | grep -m1 NEEDED | grep -q 'libstdc++'; }

@@ -3,18 +3,20 @@
 #   scripts/fuzz.sh [SECONDS]
 # The targets (tests/fuzz/) are built with clang's libFuzzer, ASan and UBSan
 # in build-fuzz/ (TRAINER_FUZZ_BUILD_DIR), seeded from the test data: the
-# configs, an IDX file, numpy-written .npz files and their pickle, Reuters
-# SGML (when TRAINER_DATA_DIR holds the corpus), a checkpoint written by
-# build/trainer (when built). Prints each target's executions and findings;
-# a crash, a sanitizer report, a leak or a hang (10 s) is a finding, saved
-# under build-fuzz/findings/, and makes the exit status 1.
+# configs, an IDX file, Pillow-written images, numpy-written .npz files and
+# their pickle, Reuters SGML (when TRAINER_DATA_DIR holds the corpus), a
+# checkpoint written by build/trainer (when built). Prints each target's
+# executions and findings; a crash, a sanitizer report, a leak or a hang
+# (10 s) is a finding, saved under build-fuzz/findings/, and makes the exit
+# status 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${TRAINER_FUZZ_BUILD_DIR:-build-fuzz}
-targets=(config idx npz pickle sgml checkpoint)
+targets=(config idx image npz pickle sgml checkpoint)
 
-packages=(clang libclang-rt-14-dev cmake libyaml-cpp-dev libspdlog-dev zlib1g-dev libssl-dev python3-numpy)
+packages=(clang libclang-rt-14-dev cmake libyaml-cpp-dev libspdlog-dev zlib1g-dev libpng-dev libjpeg-dev libssl-dev
+          python3-numpy python3-pil)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -58,6 +60,8 @@ with open(os.path.join(seeds, "pickle", "lists2.pkl"), "wb") as f:
     pickle.dump(x, f, protocol=2)
 PY
 /usr/bin/python3 tests/data/write_npz.py "$seeds/npz" >/dev/null
+/usr/bin/python3 tests/data/write_images.py "$seeds/image" >/dev/null
+rm -f "$seeds/image/"*.pixels
 rm -f "$seeds/npz/"*.txt
 sgml=${TRAINER_DATA_DIR:-}/reuters21578/reut2-000.sgm
 if [ -f "$sgml" ]; then head -c 20000 "$sgml" >"$seeds/sgml/reut2-000-head.sgm"; fi

@@ -23,8 +23,8 @@ cd "$(dirname "$0")/.."
 bundle=${1:-.gpu-bundle}
 
 dev_packages=(libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev catch2 libgloo-dev nlohmann-json3-dev
-              zlib1g-dev libcurl4-openssl-dev libssl-dev)
-runtime_roots=(libyaml-cpp0.7 libspdlog1.10 libfmt9 libcurl4 libssl3 zlib1g)
+              zlib1g-dev libpng-dev libjpeg62-turbo-dev libcurl4-openssl-dev libssl-dev)
+runtime_roots=(libyaml-cpp0.7 libspdlog1.10 libfmt9 libcurl4 libssl3 zlib1g libpng16-16 libjpeg62-turbo)
 from_target_system='^(libc6|libgcc-s1|libstdc\+\+6|gcc-[0-9]+-base)$'
 
 if ! command -v apt-get >/dev/null || ! grep -q '^VERSION_ID="12"' /etc/os-release 2>/dev/null; then

@@ -10,10 +10,12 @@ packages=(
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev catch2
   nlohmann-json3-dev      # everything trainer writes as JSON (metrics.jsonl, run.json, --json)
   zlib1g-dev              # gzip'd IDX files and deflated .npz members
+  libpng-dev libjpeg-dev  # decoding PNG and JPEG images (libjpeg-turbo); see docs/data.md
   libcurl4-openssl-dev libssl-dev  # downloading reuters.npz, checking its SHA-256
   libopenblas0-pthread    # LibTorch's fp32 Linear goes through libblas.so.3; see README "BLAS"
   dataset-fashion-mnist   # the real Fashion-MNIST, used by the quick start and tests
   python3-numpy python3-torch  # reference values in tests (npz files, NAdam) and bench/
+  python3-pil             # a second image decoder the image tests compare with
 )
 
 missing=()
