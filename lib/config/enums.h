@@ -4,13 +4,43 @@
 
 namespace trainer {
 
-enum class DatasetKind { kReuters, kFashionMnist, kMnist, kSynthetic };
+enum class DatasetKind { kReuters, kFashionMnist, kMnist, kSynthetic, kImageFolder };
 template <> struct EnumTable<DatasetKind> {
   static constexpr EnumName<DatasetKind> entries[] = {
       {DatasetKind::kReuters, "reuters"},
       {DatasetKind::kFashionMnist, "fashion_mnist"},
       {DatasetKind::kMnist, "mnist"},
-      {DatasetKind::kSynthetic, "synthetic"}};
+      {DatasetKind::kSynthetic, "synthetic"},
+      {DatasetKind::kImageFolder, "image_folder"}};
+};
+
+// What a file that cannot be read does to the data set: stops the run (a data
+// error naming it) or is left out with a warning, and counted.
+enum class BadFilePolicy { kError, kSkip };
+template <> struct EnumTable<BadFilePolicy> {
+  static constexpr EnumName<BadFilePolicy> entries[] = {{BadFilePolicy::kError, "error"},
+                                                        {BadFilePolicy::kSkip, "skip"}};
+};
+
+// Images brought to data.images.size: stretched (Keras's default), or
+// centre-cropped to its aspect ratio first (Keras's crop_to_aspect_ratio).
+enum class ResizeMode { kStretch, kCrop };
+template <> struct EnumTable<ResizeMode> {
+  static constexpr EnumName<ResizeMode> entries[] = {{ResizeMode::kStretch, "stretch"}, {ResizeMode::kCrop, "crop"}};
+};
+
+// Keras's color_mode (rgba is not read).
+enum class ColorMode { kRgb, kGrayscale };
+template <> struct EnumTable<ColorMode> {
+  static constexpr EnumName<ColorMode> entries[] = {{ColorMode::kRgb, "rgb"}, {ColorMode::kGrayscale, "grayscale"}};
+};
+
+// Pixel values as the model sees them: unit [0, 1], symmetric [-1, 1], or
+// none, the 0..255 of the file (Keras's image_dataset_from_directory).
+enum class PixelScale { kUnit, kSymmetric, kNone };
+template <> struct EnumTable<PixelScale> {
+  static constexpr EnumName<PixelScale> entries[] = {
+      {PixelScale::kUnit, "unit"}, {PixelScale::kSymmetric, "symmetric"}, {PixelScale::kNone, "none"}};
 };
 
 // Which end of a sequence pad_sequences pads or truncates (Keras: "pre").
@@ -44,11 +74,14 @@ template <> struct EnumTable<Initializer> {
       {Initializer::kOnes, "ones"},           {Initializer::kPytorch, "pytorch"}};
 };
 
-// How upsampling2d fills the new pixels (Keras UpSampling2D interpolation).
-enum class Interpolation { kNearest, kBilinear };
+// How upsampling2d fills the new pixels (Keras UpSampling2D interpolation),
+// and how images are resized (area: the mean of the pixels each output
+// pixel covers).
+enum class Interpolation { kNearest, kBilinear, kArea };
 template <> struct EnumTable<Interpolation> {
   static constexpr EnumName<Interpolation> entries[] = {{Interpolation::kNearest, "nearest"},
-                                                        {Interpolation::kBilinear, "bilinear"}};
+                                                        {Interpolation::kBilinear, "bilinear"},
+                                                        {Interpolation::kArea, "area"}};
 };
 
 // Keras: Glorot-uniform kernels, zero biases, uniform(-0.05, 0.05) embeddings.

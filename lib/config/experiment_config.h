@@ -46,6 +46,27 @@ struct SyntheticConfig {
   }
 };
 
+// How the image data sets bring their files to tensors.
+struct ImagesConfig {
+  Dims size;
+  ResizeMode resize = ResizeMode::kStretch;
+  Interpolation interpolation = Interpolation::kBilinear;
+  ColorMode color_mode = ColorMode::kRgb;
+  PixelScale scale = PixelScale::kUnit;
+
+  template <class V> void visit_fields(V& v) {
+    v("size", size, "[height, width] every image is resized to; empty: the files' own size, which must be "
+                    "one for all.");
+    v("resize", resize, "stretch to size (Keras's default), or crop: the largest centred window of size's aspect "
+                        "ratio first (Keras's crop_to_aspect_ratio).");
+    v("interpolation", interpolation, "Resizing: bilinear (half-pixel centres, as Keras, no antialiasing), "
+                                      "nearest, or area (the mean of the pixels each output pixel covers).");
+    v("color_mode", color_mode, "rgb (3 channels) or grayscale (1: Pillow's luma of colour files).");
+    v("scale", scale, "Pixel values: unit [0, 1], symmetric [-1, 1], or none (0 to 255, as Keras's "
+                      "image_dataset_from_directory gives them).");
+  }
+};
+
 struct DataConfig {
   DatasetKind dataset = DatasetKind::kFashionMnist;
   std::string path;
@@ -69,15 +90,21 @@ struct DataConfig {
   bool shuffle = true;
   int64_t workers = 1;
   int64_t prefetch = 4;
+  std::string validation_path;
+  double validation_split = 0.2;
+  BadFilePolicy on_bad_file = BadFilePolicy::kError;
+  ImagesConfig images;
   SyntheticConfig synthetic;
 
   template <class V> void visit_fields(V& v) {
-    v("dataset", dataset, "Which data set: reuters, fashion_mnist, mnist or synthetic.");
+    v("dataset", dataset, "Which data set: reuters, fashion_mnist, mnist, synthetic, or image_folder (one "
+                          "subfolder of images per class, as Keras's image_dataset_from_directory).");
     v("path", path,
       "Where the data is. reuters: Keras's reuters.npz or the folder of the Reuters-21578 .sgm files "
       "(default: $TRAINER_DATA_DIR/reuters.npz or reuters21578/, then cache_dir/reuters.npz, then a download); "
       "fashion_mnist/mnist: the folder of IDX files (default $TRAINER_DATA_DIR/fashion-mnist or mnist/, then "
-      "/usr/share/datasets/fashion-mnist for fashion_mnist).");
+      "/usr/share/datasets/fashion-mnist for fashion_mnist); image_folder: the training folder, one subfolder "
+      "of images per class (required).");
     v("cache_dir", cache_dir, "reuters: where reuters.npz is looked for and downloaded to (Keras's cache).",
       not_empty());
     v("download", download, "reuters: download reuters.npz when it is nowhere to be found.");
@@ -90,7 +117,8 @@ struct DataConfig {
       at_least(0));
     v("test_split", test_split, "reuters: fraction of newswires held out for validation.",
       Check<double>([](const double& x) { return (x > 0 && x < 1) ? "" : "a number in (0, 1)"; }));
-    v("split_seed", split_seed, "reuters: seed of the shuffle before the split (Keras: 113).", at_least(0));
+    v("split_seed", split_seed, "reuters and image_folder: seed of the shuffle before the split (Keras's reuters: "
+                                "113).", at_least(0));
     v("start_char", start_char, "reuters: index that starts every sequence.", at_least(0));
     v("oov_char", oov_char, "reuters: index of out-of-vocabulary words.", at_least(0));
     v("index_from", index_from, "reuters: word indices are shifted up by this.", at_least(0));
@@ -107,6 +135,16 @@ struct DataConfig {
     v("shuffle", shuffle, "Reshuffle the training set every epoch (seeded by experiment.seed and epoch).");
     v("workers", workers, "Background threads that assemble batches.", int_in_range(1, 64));
     v("prefetch", prefetch, "Batches assembled ahead of the training step.", int_in_range(1, 1024));
+    v("validation_path", validation_path,
+      "image_folder: the folder of validation images, with the training folder's class subfolders; empty: "
+      "validation_split of the training folder.");
+    v("validation_split", validation_split,
+      "image_folder without validation_path: the fraction of the files held out for validation, after a "
+      "shuffle seeded by split_seed (the split Keras's image_dataset_from_directory makes with that seed).",
+      Check<double>([](const double& x) { return (x > 0 && x < 1) ? "" : "a number in (0, 1)"; }));
+    v("on_bad_file", on_bad_file, "An image that cannot be decoded: error (a data error naming it) or skip "
+                                  "(left out with a warning, and counted).");
+    v("images", images, "How image files become tensors (image_folder).");
     v("synthetic", synthetic, "Options of the synthetic data set.");
   }
 };

@@ -67,7 +67,10 @@ struct Upsampling2dLayer {
     v("size", s.size, "Factor: n or [h, w].");
     v("interpolation", s.interpolation, "nearest or bilinear (half-pixel centres, as Keras).");
   }
-  static void check(const LayerSpec& s, LayerProblems& p) { check_dims(s.size, 2, "size", p); }
+  static void check(const LayerSpec& s, LayerProblems& p) {
+    check_dims(s.size, 2, "size", p);
+    if (s.interpolation == Interpolation::kArea) p.bad("interpolation", "upsampling2d takes nearest or bilinear");
+  }
 };
 
 // zero_padding2d, reflection_padding2d, replication_padding2d.

@@ -58,6 +58,19 @@ void validate_devices(const ExperimentConfig& config, ReadContext& context) {
     context.problem(context.location_of("devices"), "devices: gpu:all stands alone (it means every visible GPU)");
 }
 
+void validate_images(const DataConfig& data, ReadContext& context) {
+  const auto& size = data.images.size;
+  if (!size.empty() && size.size() != 2)
+    context.problem(context.location_of("data.images.size"),
+                    "data.images.size: expected [height, width], or nothing for the files' own size");
+  if (data.dataset == DatasetKind::kImageFolder && data.path.empty())
+    context.problem(context.location_of("data.path"), "data.path: image_folder needs the folder of the training "
+                                                      "images (one subfolder per class)");
+  if (data.images.resize == ResizeMode::kCrop && size.empty())
+    context.problem(context.location_of("data.images.resize"),
+                    "data.images.resize: crop needs data.images.size (the aspect ratio to crop to)");
+}
+
 }  // namespace
 
 void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
@@ -69,6 +82,7 @@ void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
   validate_graph(config.model.layers, context);
   if (config.data.synthetic.shape.empty())
     context.problem(context.location_of("data.synthetic.shape"), "data.synthetic.shape: expected at least one size");
+  validate_images(config.data, context);
   validate_loss_input(config, context);
 }
 

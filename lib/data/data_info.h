@@ -12,6 +12,7 @@ struct DataInfo {
   bool token_inputs = false;         // int64 token ids (embedding input) instead of floats
   int64_t vocabulary = 0;            // token ids are < vocabulary
   int64_t classes = 0;
+  std::vector<std::string> class_names;  // where the data names them (image_folder)
   int64_t train_size = 0;
   int64_t valid_size = 0;
 };

@@ -19,6 +19,8 @@ DataSplits load_by_kind(const DataConfig& config, int64_t seed) {
       return load_idx_dataset(config, "mnist");
     case DatasetKind::kSynthetic:
       return load_synthetic(config.synthetic, seed);
+    case DatasetKind::kImageFolder:
+      return load_image_folder(config);
   }
   throw std::logic_error("unhandled dataset kind");
 }
@@ -35,6 +37,8 @@ std::optional<DataInfo> preview_dataset(const DataConfig& config) {
       return preview_idx_dataset(config, "mnist");
     case DatasetKind::kSynthetic:
       return preview_synthetic(config.synthetic);
+    case DatasetKind::kImageFolder:
+      return preview_image_folder(config);
   }
   throw std::logic_error("unhandled dataset kind");
 }

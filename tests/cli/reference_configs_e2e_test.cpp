@@ -2,6 +2,8 @@
 // smaller synthetic images), run by the real binary; the loss must fall.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "cli_runner.h"
 #include "epoch_records.h"
 #include "test_paths.h"
@@ -39,6 +41,22 @@ TEST_CASE("the Fashion-MNIST reference config, shortened", "[e2e][fashion]") {
   }
   run_shortened("fashion_mnist_cnn.yaml", fresh_dir("e2e-fashion"),
                 {"data.max_train_samples=3000", "data.max_valid_samples=1000"});
+}
+
+TEST_CASE("the Fashion-MNIST folder config, shortened: PNG folders written by the script", "[e2e][fashion][image_folder]") {
+  if (!have_fashion_mnist() || !system_python_has("PIL") || !system_python_has("numpy")) {
+    WARN("SKIPPED: needs Debian's dataset-fashion-mnist, python3-numpy and python3-pil");
+    return;
+  }
+  const std::string dir = fresh_dir("e2e-fashion-folder");
+  const auto written =
+      system_python_output(source_dir() + "/scripts/fashion-mnist-to-png.py " + dir + "/png --limit 2000");
+  REQUIRE(written.has_value());
+  CHECK_THAT(*written, Catch::Contains("2000 train images") && Catch::Contains("2000 test images"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/png.partial"));
+  const auto epochs = run_shortened("fashion_mnist_folder.yaml", dir,
+                                    {"data.path=" + dir + "/png/train", "data.validation_path=" + dir + "/png/test"});
+  CHECK_THAT(epochs[1].values, Catch::Contains("Valid Accuracy:"));
 }
 
 TEST_CASE("the Reuters reference config, shortened", "[e2e][reuters][corpus]") {

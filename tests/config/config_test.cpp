@@ -208,6 +208,26 @@ TEST_CASE("cross-field checks", "[config]") {
              Catch::StartsWith("--set model.layers.0.activation=relu: model.layers[0]: the last layer outputs"));
 }
 
+TEST_CASE("image data set keys: what they accept and refuse", "[config][image_folder]") {
+  const std::string model = "model:\n  layers:\n    - {type: dense, units: classes, activation: softmax}\n";
+  const std::string folder = model + "data:\n  dataset: image_folder\n  path: pics\n";
+  CHECK(problems_of(folder + "  images: {size: [32, 48], resize: crop, interpolation: area, color_mode: grayscale, "
+                             "scale: symmetric}\n  on_bad_file: skip\n  validation_split: 0.1\n")
+            .empty());
+  CHECK_THAT(problems_of(model + "data: {dataset: image_folder}\n").at(0),
+             Catch::Contains("data.path: image_folder needs the folder of the training images"));
+  CHECK_THAT(problems_of(folder + "  images: {size: [1, 2, 3]}\n").at(0),
+             Catch::Contains("exp.yaml:7:") && Catch::Contains("data.images.size: expected [height, width]"));
+  CHECK_THAT(problems_of(folder + "  images: {resize: crop}\n").at(0),
+             Catch::Contains("data.images.resize: crop needs data.images.size"));
+  CHECK_THAT(problems_of(folder + "  images: {color_mode: rgba}\n").at(0),
+             Catch::Contains("data.images.color_mode") && Catch::Contains("rgb") && Catch::Contains("grayscale"));
+  CHECK_THAT(problems_of(folder + "  validation_split: 1\n").at(0), Catch::Contains("data.validation_split"));
+  CHECK_THAT(problems_of(folder + "  on_bad_file: ignore\n").at(0), Catch::Contains("data.on_bad_file"));
+  CHECK_THAT(problems_of("model: {layers: [{type: upsampling2d, interpolation: area}]}\nloss: {from_logits: true}\n").at(0),
+             Catch::Contains("upsampling2d takes nearest or bilinear"));
+}
+
 TEST_CASE("memory limits and device lists parse in every documented form", "[config]") {
   for (const auto& [text, mib] : std::vector<std::pair<std::string, int64_t>>{
            {"4096", 4096}, {"512MiB", 512}, {"4GiB", 4096}, {"0", 0}}) {

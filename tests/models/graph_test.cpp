@@ -125,8 +125,11 @@ TEST_CASE("the DeblurGAN generator: image in, image out, with the global skip", 
 }
 
 TEST_CASE("repeat gives every copy its own weights, and chains keep their parameter names", "[models][graph]") {
+  DataInfo features;
+  features.input_shape = {6};
+  features.classes = 3;
   Model model = build_model(layers_of("    - {type: dense, units: 4, repeat: 3}\n    - {type: dense, units: classes}\n"),
-                            DataInfo{"test", {6}, false, 0, 3});
+                            features);
   CHECK_FALSE(model.is_graph);
   REQUIRE(model.summary.size() == 4);
   CHECK(model.summary[2].name == "dense_2");

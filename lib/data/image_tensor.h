@@ -1,0 +1,19 @@
+#pragma once
+// Decoded images as the model sees them: [channels, height, width] float32,
+// resized and scaled as data.images says.
+#include <torch/torch.h>
+
+#include "config/experiment_config.h"
+#include "data/image_codec.h"
+
+namespace trainer {
+
+// `image` (of the channels `images.color_mode` asks for) resized to
+// images.size (unless empty or already that size) and scaled. Resizing is
+// done on the 0..255 values in float, as Keras's tf.image.resize does.
+torch::Tensor image_tensor(const Image& image, const ImagesConfig& images);
+
+// The channels color_mode asks of decode_image.
+inline int64_t image_channels(const ImagesConfig& images) { return images.color_mode == ColorMode::kGrayscale ? 1 : 3; }
+
+}  // namespace trainer
