@@ -131,7 +131,8 @@ DataSplits load_image_folder(const DataConfig& config) {
   splits.train = decode_all(train_files, config, "training");
   splits.valid = decode_all(valid_files, config, "validation");
   if (splits.train.inputs.sizes().slice(1) != splits.valid.inputs.sizes().slice(1))
-    throw DataError(config.validation_path + ": the validation images are " +
+    throw DataError((config.validation_path.empty() ? config.path : config.validation_path) +
+                        ": the validation images are " +
                         std::to_string(splits.valid.inputs.size(2)) + " x " + std::to_string(splits.valid.inputs.size(3)) +
                         " pixels, the training images " + std::to_string(splits.train.inputs.size(2)) + " x " +
                         std::to_string(splits.train.inputs.size(3)),
