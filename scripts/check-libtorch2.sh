@@ -67,7 +67,7 @@ build_command() {  # BUILD_DIR [CMAKE_BUILD_ARGS...]
 check_cpu() {
   local root=$chroots/trixie-libtorch2
   make_root "$root"
-  install_in "$root" "$build_packages libtorch-dev libopenblas0-pthread dataset-fashion-mnist python3-numpy python3-torch python3-pil"
+  install_in "$root" "$build_packages libtorch-dev libopenblas0-pthread dataset-fashion-mnist python3-numpy python3-torch python3-pil python3-skimage"
   echo "check-libtorch2: building and testing against $(in_root "$root" "dpkg-query -W -f='\${Version}' libtorch-dev")"
   in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=OFF >/dev/null &&
     $(build_command /build)"

@@ -3,7 +3,7 @@
 # CMake and a compiler but no package archive (the usual rented GPU image).
 # Run it here, on a Debian 12 machine with the archive: it downloads (never
 # installs) Debian 12's packages into one folder, by default .gpu-bundle/
-# (ignored by git, ~9 MB). Carry that folder to the GPU machine;
+# (ignored by git, ~15 MB). Carry that folder to the GPU machine;
 # scripts/gpu-check.sh unpacks it into a private prefix there (never into /).
 #
 # What is in it:

@@ -70,7 +70,13 @@ void apply_override(YAML::Node& root, const std::string& text, ReadContext& cont
   context.note_override(path, text);
 }
 
-void resolve_defaults(ExperimentConfig& config) {
+// Defaults that depend on other keys; `root` says which keys were given.
+void resolve_defaults(ExperimentConfig& config, const YAML::Node& root) {
+  // Image targets: an image loss and image metrics, unless the file says.
+  if (config.data.dataset == DatasetKind::kImagePairs) {
+    if (!root["metrics"]) config.metrics = {"psnr", "ssim"};
+    if (!root["loss"] || !root["loss"]["name"]) config.loss.name = LossKind::kL1;
+  }
   auto& optimizer = config.optimizer;
   if (!optimizer.lr)
     optimizer.lr = (optimizer.name == OptimizerKind::kSgd || optimizer.name == OptimizerKind::kMomentum) ? 0.01 : 0.001;
@@ -99,7 +105,7 @@ ExperimentConfig parse_experiment(const std::string& yaml_text, const std::strin
   config.visit_fields(reader);
   reader.report_unknown_keys();
   if (context.problems().empty()) {
-    resolve_defaults(config);
+    resolve_defaults(config, root);
     validate_experiment(config, context);
   }
   if (!context.problems().empty()) throw ConfigError(context.problems_in_file_order());

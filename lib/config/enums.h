@@ -4,14 +4,15 @@
 
 namespace trainer {
 
-enum class DatasetKind { kReuters, kFashionMnist, kMnist, kSynthetic, kImageFolder };
+enum class DatasetKind { kReuters, kFashionMnist, kMnist, kSynthetic, kImageFolder, kImagePairs };
 template <> struct EnumTable<DatasetKind> {
   static constexpr EnumName<DatasetKind> entries[] = {
       {DatasetKind::kReuters, "reuters"},
       {DatasetKind::kFashionMnist, "fashion_mnist"},
       {DatasetKind::kMnist, "mnist"},
       {DatasetKind::kSynthetic, "synthetic"},
-      {DatasetKind::kImageFolder, "image_folder"}};
+      {DatasetKind::kImageFolder, "image_folder"},
+      {DatasetKind::kImagePairs, "image_pairs"}};
 };
 
 // What a file that cannot be read does to the data set: stops the run (a data
@@ -107,12 +108,14 @@ template <> struct EnumTable<ScheduleKind> {
       {ScheduleKind::kExponential, "exponential"}, {ScheduleKind::kCosine, "cosine"}};
 };
 
-enum class LossKind { kSparseCategoricalCrossentropy, kMse, kMae };
+enum class LossKind { kSparseCategoricalCrossentropy, kMse, kMae, kL1, kCharbonnier };
 template <> struct EnumTable<LossKind> {
   static constexpr EnumName<LossKind> entries[] = {
       {LossKind::kSparseCategoricalCrossentropy, "sparse_categorical_crossentropy"},
       {LossKind::kMse, "mse"},
-      {LossKind::kMae, "mae"}};
+      {LossKind::kMae, "mae"},
+      {LossKind::kL1, "l1"},
+      {LossKind::kCharbonnier, "charbonnier"}};
 };
 
 enum class Precision { kFp32, kBf16, kFp16 };

@@ -46,6 +46,19 @@ struct SyntheticConfig {
   }
 };
 
+// image_pairs: the names of the folders holding inputs and targets.
+struct PairsConfig {
+  std::string input = "blur";
+  std::string target = "sharp";
+
+  template <class V> void visit_fields(V& v) {
+    v("input", input, "The folder name of the inputs: each image below data.path with a folder of this name "
+                      "in its path is an input.", not_empty());
+    v("target", target, "The folder name of the targets: an input's target is the file at its path with the "
+                        "input folder renamed to this.", not_empty());
+  }
+};
+
 // How the image data sets bring their files to tensors.
 struct ImagesConfig {
   Dims size;
@@ -53,6 +66,12 @@ struct ImagesConfig {
   Interpolation interpolation = Interpolation::kBilinear;
   ColorMode color_mode = ColorMode::kRgb;
   PixelScale scale = PixelScale::kUnit;
+
+  // The span of the pixel values `scale` gives (1, 2 or 255): what PSNR and
+  // SSIM are taken over.
+  double value_range() const {
+    return scale == PixelScale::kUnit ? 1.0 : scale == PixelScale::kSymmetric ? 2.0 : 255.0;
+  }
 
   template <class V> void visit_fields(V& v) {
     v("size", size, "[height, width] every image is resized to; empty: the files' own size, which must be "
@@ -94,17 +113,19 @@ struct DataConfig {
   double validation_split = 0.2;
   BadFilePolicy on_bad_file = BadFilePolicy::kError;
   ImagesConfig images;
+  PairsConfig pairs;
   SyntheticConfig synthetic;
 
   template <class V> void visit_fields(V& v) {
-    v("dataset", dataset, "Which data set: reuters, fashion_mnist, mnist, synthetic, or image_folder (one "
-                          "subfolder of images per class, as Keras's image_dataset_from_directory).");
+    v("dataset", dataset, "Which data set: reuters, fashion_mnist, mnist, synthetic, image_folder (one "
+                          "subfolder of images per class, as Keras's image_dataset_from_directory), or image_pairs "
+                          "(input images and target images, e.g. blurred and sharp).");
     v("path", path,
       "Where the data is. reuters: Keras's reuters.npz or the folder of the Reuters-21578 .sgm files "
       "(default: $TRAINER_DATA_DIR/reuters.npz or reuters21578/, then cache_dir/reuters.npz, then a download); "
       "fashion_mnist/mnist: the folder of IDX files (default $TRAINER_DATA_DIR/fashion-mnist or mnist/, then "
       "/usr/share/datasets/fashion-mnist for fashion_mnist); image_folder: the training folder, one subfolder "
-      "of images per class (required).");
+      "of images per class (required); image_pairs: the folder of the pairs (required).");
     v("cache_dir", cache_dir, "reuters: where reuters.npz is looked for and downloaded to (Keras's cache).",
       not_empty());
     v("download", download, "reuters: download reuters.npz when it is nowhere to be found.");
@@ -136,15 +157,16 @@ struct DataConfig {
     v("workers", workers, "Background threads that assemble batches.", int_in_range(1, 64));
     v("prefetch", prefetch, "Batches assembled ahead of the training step.", int_in_range(1, 1024));
     v("validation_path", validation_path,
-      "image_folder: the folder of validation images, with the training folder's class subfolders; empty: "
-      "validation_split of the training folder.");
+      "image_folder, image_pairs: the folder of validation images (for image_folder with the training "
+      "folder's class subfolders); empty: validation_split of the training folder.");
     v("validation_split", validation_split,
-      "image_folder without validation_path: the fraction of the files held out for validation, after a "
+      "image_folder and image_pairs without validation_path: the fraction held out for validation, after a "
       "shuffle seeded by split_seed (the split Keras's image_dataset_from_directory makes with that seed).",
       Check<double>([](const double& x) { return (x > 0 && x < 1) ? "" : "a number in (0, 1)"; }));
     v("on_bad_file", on_bad_file, "An image that cannot be decoded: error (a data error naming it) or skip "
                                   "(left out with a warning, and counted).");
-    v("images", images, "How image files become tensors (image_folder).");
+    v("images", images, "How image files become tensors (image_folder, image_pairs: inputs and targets alike).");
+    v("pairs", pairs, "image_pairs: which folders hold inputs and targets.");
     v("synthetic", synthetic, "Options of the synthetic data set.");
   }
 };
@@ -215,9 +237,13 @@ struct OptimizerConfig {
 struct LossConfig {
   LossKind name = LossKind::kSparseCategoricalCrossentropy;
   bool from_logits = false;
+  double epsilon = 1e-3;
 
   template <class V> void visit_fields(V& v) {
-    v("name", name, "sparse_categorical_crossentropy, mse or mae.");
+    v("name", name, "sparse_categorical_crossentropy (class labels); mse, mae or l1 (its PyTorch name), or "
+                    "charbonnier (sqrt(d^2 + epsilon^2), a smooth L1 used in image restoration) for targets. "
+                    "Default: sparse_categorical_crossentropy, or l1 for image_pairs.");
+    v("epsilon", epsilon, "charbonnier: where the loss turns from quadratic to linear.", positive());
     v("from_logits", from_logits,
       "sparse_categorical_crossentropy: the model outputs logits, not probabilities. false needs a last "
       "layer with activation: softmax (a config error otherwise). With a final softmax the loss is computed "
@@ -323,7 +349,8 @@ struct ExperimentConfig {
     v("model", model, "The network.");
     v("optimizer", optimizer, "Optimizer, learning rate, schedule and gradient clipping.");
     v("loss", loss, "The training loss.");
-    v("metrics", metrics, "Reported besides the loss: accuracy, topK (e.g. top5), mse, mae.");
+    v("metrics", metrics, "Reported besides the loss: accuracy, topK (e.g. top5), mse, mae; psnr and ssim for image "
+                          "targets. Default: accuracy, or psnr and ssim for image_pairs.");
     v("train", train, "Epochs, batch sizes and cadences.");
     v("devices", devices, "cpu, gpu:N, or a list (cpu,cpu / gpu:0,1 / [gpu:0, gpu:1]) or gpu:all: one process "
       "(rank) per entry, data-parallel (docs/distributed.md). GPU indices count the visible GPUs "

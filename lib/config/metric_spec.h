@@ -1,5 +1,6 @@
 #pragma once
-// A metric named in `metrics:` ("accuracy", "top5", "mse", "mae"), decoded
+// A metric named in `metrics:` ("accuracy", "top5", "mse", "mae", "psnr",
+// "ssim"), decoded
 // once into what it computes; the training loop never compares strings.
 #include <cstdint>
 #include <optional>
@@ -7,15 +8,19 @@
 
 namespace trainer {
 
-enum class MetricKind { kAccuracy, kTopK, kMse, kMae };
+enum class MetricKind { kAccuracy, kTopK, kMse, kMae, kPsnr, kSsim };
 
 struct MetricSpec {
   MetricKind kind = MetricKind::kAccuracy;
   int64_t k = 1;  // kTopK: how many of the highest scores may hold the label
 
-  // The epoch record's name: "Accuracy", "Top5 Accuracy", "MSE", "MAE".
+  // Classification metrics read class labels; the others compare outputs
+  // with targets (one-hot labels for a classifier; psnr and ssim images).
+  bool needs_classes() const { return kind == MetricKind::kAccuracy || kind == MetricKind::kTopK; }
+  bool higher_is_better() const { return kind != MetricKind::kMse && kind != MetricKind::kMae; }
+  // The epoch record's name: "Accuracy", "Top5 Accuracy", "MSE", "MAE", "PSNR", "SSIM".
   std::string display_name() const;
-  // The metrics.jsonl key: "accuracy", "top5_accuracy", "mse", "mae".
+  // The metrics.jsonl key: "accuracy", "top5_accuracy", "mse", "mae", "psnr", "ssim".
   std::string json_key() const;
 };
 

@@ -9,19 +9,34 @@
 namespace trainer {
 namespace {
 
+bool has_image_targets(const DataConfig& data) { return data.dataset == DatasetKind::kImagePairs; }
+
 void validate_metrics(const ExperimentConfig& config, ReadContext& context) {
+  const bool images = has_image_targets(config.data);
+  const std::string dataset = to_string(config.data.dataset);
   for (const auto& name : config.metrics) {
-    if (parse_metric(name)) continue;
-    context.problem(context.location_of("metrics"),
-                    "metrics: unknown metric '" + name + "'; expected accuracy, topK (e.g. top5), mse or mae "
-                    "(the loss is always reported)");
+    const auto spec = parse_metric(name);
+    if (!spec)
+      context.problem(context.location_of("metrics"),
+                      "metrics: unknown metric '" + name + "'; expected accuracy, topK (e.g. top5), mse, mae, psnr "
+                      "or ssim (the loss is always reported)");
+    else if (images && spec->needs_classes())
+      context.problem(context.location_of("metrics"), "metrics: " + name + " counts right classes, and " + dataset +
+                                                          " has image targets; use psnr, ssim, mse or mae");
+    else if (!images && (spec->kind == MetricKind::kPsnr || spec->kind == MetricKind::kSsim))
+      context.problem(context.location_of("metrics"), "metrics: " + name + " compares images, and " + dataset +
+                                                          " has class labels; use accuracy or topK");
   }
+  if (images && config.loss.name == LossKind::kSparseCategoricalCrossentropy)
+    context.problem(context.location_of_any({"loss.name", "data.dataset"}),
+                    "loss.name: " + dataset + " has image targets, not classes; use l1, mse or charbonnier");
 }
 
 // Probabilities the loss expects, logits the model gives: it would train to a
 // loss near zero at chance accuracy without a word (log of clipped values).
 void validate_loss_input(const ExperimentConfig& config, ReadContext& context) {
   if (config.model.layers.empty() || config.loss.name != LossKind::kSparseCategoricalCrossentropy ||
+      has_image_targets(config.data) ||
       config.loss.from_logits || config.model.layers.back().activation == Activation::kSoftmax)
     return;
   const std::string last = "model.layers[" + std::to_string(config.model.layers.size() - 1) + "]";
@@ -66,6 +81,10 @@ void validate_images(const DataConfig& data, ReadContext& context) {
   if (data.dataset == DatasetKind::kImageFolder && data.path.empty())
     context.problem(context.location_of("data.path"), "data.path: image_folder needs the folder of the training "
                                                       "images (one subfolder per class)");
+  if (data.dataset == DatasetKind::kImagePairs && data.path.empty())
+    context.problem(context.location_of("data.path"), "data.path: image_pairs needs the folder of the pairs");
+  if (data.pairs.input == data.pairs.target)
+    context.problem(context.location_of("data.pairs.target"), "data.pairs: input and target must be different folders");
   if (data.images.resize == ResizeMode::kCrop && size.empty())
     context.problem(context.location_of("data.images.resize"),
                     "data.images.resize: crop needs data.images.size (the aspect ratio to crop to)");

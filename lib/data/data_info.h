@@ -13,6 +13,10 @@ struct DataInfo {
   int64_t vocabulary = 0;            // token ids are < vocabulary
   int64_t classes = 0;
   std::vector<std::string> class_names;  // where the data names them (image_folder)
+  // Data sets of image targets (image_pairs): one target's shape, and the
+  // span of pixel values (1 for [0, 1]) that PSNR and SSIM are taken over.
+  std::vector<int64_t> target_shape;
+  double value_range = 0;
   int64_t train_size = 0;
   int64_t valid_size = 0;
 };

@@ -79,6 +79,25 @@ ImageFolderIndex index_image_folder(const std::string& root, const std::vector<s
 
 std::vector<int64_t> shuffled_like_keras(int64_t n, uint32_t seed) { return numpy_legacy_permutation(n, seed); }
 
+FolderSplit plan_folder_split(int64_t train_count, std::optional<int64_t> valid_count, const DataConfig& config,
+                              const std::string& items) {
+  const auto seed = static_cast<uint32_t>(config.split_seed);
+  FolderSplit split;
+  if (!valid_count) {
+    split = split_like_keras(train_count, config.validation_split, seed);
+    if (split.valid.empty() || split.train.empty())
+      throw DataError(config.path + ": " + std::to_string(train_count) + " " + items + " are too few to hold out " +
+                      std::to_string(config.validation_split) + " of them for validation");
+  } else {
+    split = {shuffled_like_keras(train_count, seed), shuffled_like_keras(*valid_count, seed)};
+  }
+  if (config.max_train_samples > 0 && static_cast<int64_t>(split.train.size()) > config.max_train_samples)
+    split.train.resize(static_cast<size_t>(config.max_train_samples));
+  if (config.max_valid_samples > 0 && static_cast<int64_t>(split.valid.size()) > config.max_valid_samples)
+    split.valid.resize(static_cast<size_t>(config.max_valid_samples));
+  return split;
+}
+
 FolderSplit split_like_keras(int64_t n, double fraction, uint32_t seed) {
   const std::vector<int64_t> order = numpy_legacy_permutation(n, seed);
   const auto held_out = static_cast<int64_t>(fraction * static_cast<double>(n));

@@ -3,8 +3,11 @@
 // image_dataset_from_directory indexes them, and its seeded split
 // (torch-free).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "config/experiment_config.h"
 
 namespace trainer {
 
@@ -35,5 +38,14 @@ FolderSplit split_like_keras(int64_t n, double fraction, uint32_t seed);
 // The same shuffle, no split: the order in which Keras lists a separate
 // validation folder's files.
 std::vector<int64_t> shuffled_like_keras(int64_t n, uint32_t seed);
+
+// Which items of a folder data set train and which validate, as `config`
+// says: without a validation folder (`valid_count` empty) Keras's split of
+// the `train_count` training items by data.validation_split; with one, all
+// of each folder, shuffled. Both shortened to max_train_samples and
+// max_valid_samples. Throws DataError, naming data.path and `items`
+// ("images", "pairs"), when the split leaves a side empty.
+FolderSplit plan_folder_split(int64_t train_count, std::optional<int64_t> valid_count, const DataConfig& config,
+                              const std::string& items);
 
 }  // namespace trainer

@@ -13,6 +13,12 @@ namespace trainer {
 // done on the 0..255 values in float, as Keras's tf.image.resize does.
 torch::Tensor image_tensor(const Image& image, const ImagesConfig& images);
 
+// "W x H" of a [C, H, W] image, for messages: width first, as image sizes
+// are written (1280 x 720).
+inline std::string pixel_size_text(const torch::Tensor& image) {
+  return std::to_string(image.size(-1)) + " x " + std::to_string(image.size(-2));
+}
+
 // The channels color_mode asks of decode_image.
 inline int64_t image_channels(const ImagesConfig& images) { return images.color_mode == ColorMode::kGrayscale ? 1 : 3; }
 

@@ -21,6 +21,8 @@ DataSplits load_by_kind(const DataConfig& config, int64_t seed) {
       return load_synthetic(config.synthetic, seed);
     case DatasetKind::kImageFolder:
       return load_image_folder(config);
+    case DatasetKind::kImagePairs:
+      return load_image_pairs(config);
   }
   throw std::logic_error("unhandled dataset kind");
 }
@@ -39,6 +41,8 @@ std::optional<DataInfo> preview_dataset(const DataConfig& config) {
       return preview_synthetic(config.synthetic);
     case DatasetKind::kImageFolder:
       return preview_image_folder(config);
+    case DatasetKind::kImagePairs:
+      return preview_image_pairs(config);
   }
   throw std::logic_error("unhandled dataset kind");
 }

@@ -1,7 +1,9 @@
 #include "train/experiment_setup.h"
 
+#include <algorithm>
 #include <optional>
 
+#include "train/image_quality.h"
 #include "util/error.h"
 #include "util/logging.h"
 #include "util/stopwatch.h"
@@ -24,7 +26,22 @@ void check_outputs_cover_classes(const ExperimentConfig& config, const Model& mo
 // Whether a model built for `a` fits data described by `b`.
 bool same_model_inputs(const DataInfo& a, const DataInfo& b) {
   return a.input_shape == b.input_shape && a.token_inputs == b.token_inputs && a.vocabulary == b.vocabulary &&
-         a.classes == b.classes;
+         a.classes == b.classes && a.target_shape == b.target_shape;
+}
+
+// An image-to-image model must output images of the targets' shape.
+void check_outputs_fit_targets(const ExperimentConfig& config, const Model& model, const DataInfo& info) {
+  if (info.target_shape.empty()) return;
+  const auto& shape = model.summary.back().output_shape;
+  const bool ssim = std::find(config.metrics.begin(), config.metrics.end(), "ssim") != config.metrics.end();
+  if (ssim && (info.target_shape.at(1) < kSsimWindow || info.target_shape.at(2) < kSsimWindow))
+    throw ConfigError({"metrics: ssim needs images of at least " + std::to_string(kSsimWindow) + " x " +
+                       std::to_string(kSsimWindow) + " pixels; the " + info.name + " targets are " +
+                       shape_text(info.target_shape)});
+  if (shape == info.target_shape) return;
+  throw ConfigError({"model.layers[" + std::to_string(config.model.layers.size() - 1) + "]: the model outputs " +
+                     shape_text(shape) + " but the " + info.name + " targets are " + shape_text(info.target_shape) +
+                     "; the last layer must give the targets' channels and size"});
 }
 
 }  // namespace
@@ -33,6 +50,7 @@ Model build_seeded_model(const ExperimentConfig& config, const DataInfo& info) {
   torch::manual_seed(static_cast<uint64_t>(config.experiment.seed));
   Model model = build_model(config.model, info);
   check_outputs_cover_classes(config, model, info);
+  check_outputs_fit_targets(config, model, info);
   return model;
 }
 

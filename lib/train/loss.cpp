@@ -32,9 +32,16 @@ torch::Tensor compute_loss(const LossConfig& config, const torch::Tensor& output
       const auto predicted = predictions(config, output, final_softmax);
       return F::mse_loss(predicted, regression_target(labels, predicted));
     }
-    case LossKind::kMae: {
+    case LossKind::kMae:
+    case LossKind::kL1: {
       const auto predicted = predictions(config, output, final_softmax);
       return F::l1_loss(predicted, regression_target(labels, predicted));
+    }
+    case LossKind::kCharbonnier: {
+      // mean(sqrt(d^2 + eps^2)): L1 away from zero, smooth at it.
+      const auto predicted = predictions(config, output, final_softmax);
+      const auto difference = predicted - regression_target(labels, predicted);
+      return (difference.square() + config.epsilon * config.epsilon).sqrt().mean();
     }
   }
   throw std::logic_error("unhandled loss kind");

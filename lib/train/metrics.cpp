@@ -2,13 +2,14 @@
 
 #include <stdexcept>
 
+#include "train/image_quality.h"
 #include "train/loss.h"
 
 namespace trainer {
 
 MetricAccumulator::MetricAccumulator(const LossConfig& loss, const std::vector<std::string>& metrics,
-                                     bool final_softmax)
-    : loss_(loss), final_softmax_(final_softmax) {
+                                     bool final_softmax, double value_range)
+    : loss_(loss), final_softmax_(final_softmax), value_range_(value_range) {
   for (const auto& name : metrics) {
     const auto spec = parse_metric(name);
     if (!spec) throw std::logic_error("metric '" + name + "' passed validation but names no metric");
@@ -39,12 +40,21 @@ void MetricAccumulator::add(const torch::Tensor& batch_loss, const torch::Tensor
       }
       case MetricKind::kMse:
       case MetricKind::kMae: {
-        const auto target = torch::nn::functional::one_hot(labels, predicted.size(1)).to(predicted.scalar_type());
+        // Class labels are compared as one-hot rows.
+        const auto target = labels.is_floating_point()
+                                ? labels.reshape(predicted.sizes()).to(predicted.scalar_type())
+                                : torch::nn::functional::one_hot(labels, predicted.size(1)).to(predicted.scalar_type());
         const auto error = metric.kind == MetricKind::kMse ? (predicted - target).pow(2) : (predicted - target).abs();
-        // Keras: mean over classes per sample, summed over samples here.
-        parts.push_back(error.mean(1).sum().to(torch::kFloat64));
+        // Keras: the mean over a sample's values, summed over samples here.
+        parts.push_back(error.flatten(1).mean(1).sum().to(torch::kFloat64));
         break;
       }
+      case MetricKind::kPsnr:
+        parts.push_back(image_psnr(predicted, labels, value_range_).sum());
+        break;
+      case MetricKind::kSsim:
+        parts.push_back(image_ssim(predicted, labels, value_range_).sum());
+        break;
     }
   }
   // The sums live where the batches are: no host sync per step on a GPU.

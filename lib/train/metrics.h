@@ -16,7 +16,9 @@ namespace trainer {
 
 class MetricAccumulator {
  public:
-  MetricAccumulator(const LossConfig& loss, const std::vector<std::string>& metrics, bool final_softmax);
+  // `value_range`: the span of pixel values PSNR and SSIM are taken over.
+  MetricAccumulator(const LossConfig& loss, const std::vector<std::string>& metrics, bool final_softmax,
+                    double value_range = 1.0);
 
   void reset();
   // `batch_loss` is the batch mean; `output` the network's raw output.
@@ -40,6 +42,7 @@ class MetricAccumulator {
   LossConfig loss_;
   std::vector<MetricSpec> metrics_;
   bool final_softmax_;
+  double value_range_;
   torch::Tensor sums_;  // [1 + metrics], float64
   int64_t samples_ = 0;
 };

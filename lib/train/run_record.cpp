@@ -56,7 +56,7 @@ std::vector<std::pair<std::string, MetricHistory>> metric_keys(const ExperimentC
   for (const std::string& name : config.metrics)
     if (const auto spec = parse_metric(name)) {
       MetricHistory history;
-      history.higher_is_better = spec->kind == MetricKind::kAccuracy || spec->kind == MetricKind::kTopK;
+      history.higher_is_better = spec->higher_is_better();
       keys.emplace_back(spec->json_key(), history);
     }
   const size_t train_keys = keys.size();

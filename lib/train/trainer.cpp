@@ -58,7 +58,7 @@ class TrainingLoop {
         experiment_(prepare_experiment(config, device_)),
         optimizer_(make_optimizer(config.optimizer, experiment_.model.net->parameters())),
         precision_(config, device_),
-        meters_(config.loss, config.metrics, experiment_.model.final_softmax),
+        meters_(config.loss, config.metrics, experiment_.model.final_softmax, config.data.images.value_range()),
         progress_(config.log.progress, options.quiet || !cluster_.is_root()) {
     const int64_t global_batch = config.train.batch_size * cluster_.world_size();
     const int64_t batches = (experiment_.data.train.size() + global_batch - 1) / global_batch;

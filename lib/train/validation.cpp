@@ -24,7 +24,7 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
                                         ProgressBar* progress) {
   torch::NoGradGuard no_grad;
   model.net->eval();
-  MetricAccumulator meters(config.loss, config.metrics, model.final_softmax);
+  MetricAccumulator meters(config.loss, config.metrics, model.final_softmax, config.data.images.value_range());
   const Shard shard = shard_of(data.size(), communicator.rank(), communicator.world_size());
   std::vector<int64_t> order(static_cast<size_t>(shard.size));
   std::iota(order.begin(), order.end(), shard.begin);

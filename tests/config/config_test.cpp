@@ -228,6 +228,28 @@ TEST_CASE("image data set keys: what they accept and refuse", "[config][image_fo
              Catch::Contains("upsampling2d takes nearest or bilinear"));
 }
 
+TEST_CASE("image_pairs: image losses and metrics only, and the classifiers' only elsewhere", "[config][image_pairs]") {
+  const std::string model = "model:\n  layers:\n    - {type: conv2d, filters: 3, kernel_size: 3, padding: same}\n";
+  const std::string pairs = model + "data: {dataset: image_pairs, path: gopro/train}\n";
+  CHECK(problems_of(pairs + "loss: {name: l1}\nmetrics: [psnr, ssim, mse, mae]\n").empty());
+  CHECK(problems_of(pairs + "loss: {name: charbonnier, epsilon: 0.001}\nmetrics: [psnr]\n").empty());
+  // Unless the file says, an image loss and image metrics.
+  const ExperimentConfig defaults = parse_experiment(pairs, "exp.yaml");
+  CHECK(defaults.loss.name == LossKind::kL1);
+  CHECK(defaults.metrics == std::vector<std::string>{"psnr", "ssim"});
+  CHECK_THAT(problems_of(pairs + "loss: {name: sparse_categorical_crossentropy}\nmetrics: [psnr]\n").at(0),
+             Catch::Contains("loss.name: image_pairs has image targets, not classes"));
+  CHECK_THAT(problems_of(pairs + "loss: {name: mse}\nmetrics: [accuracy]\n").at(0),
+             Catch::Contains("metrics: accuracy counts right classes, and image_pairs has image targets"));
+  CHECK_THAT(problems_of(std::string(kMinimal) + "metrics: [psnr]\n").at(0),
+             Catch::Contains("metrics: psnr compares images, and synthetic has class labels"));
+  CHECK_THAT(problems_of(model + "data: {dataset: image_pairs}\nloss: {name: l1}\n").at(0),
+             Catch::Contains("data.path: image_pairs needs the folder of the pairs"));
+  CHECK_THAT(problems_of(pairs + "loss: {name: l1}\n", {"data.pairs.target=blur"}).at(0),
+             Catch::Contains("data.pairs: input and target must be different folders"));
+  CHECK_THAT(problems_of(pairs + "loss: {name: charbonnier, epsilon: 0}\n").at(0), Catch::Contains("loss.epsilon"));
+}
+
 TEST_CASE("memory limits and device lists parse in every documented form", "[config]") {
   for (const auto& [text, mib] : std::vector<std::pair<std::string, int64_t>>{
            {"4096", 4096}, {"512MiB", 512}, {"4GiB", 4096}, {"0", 0}}) {

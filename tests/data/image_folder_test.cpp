@@ -8,6 +8,7 @@
 #include "data/dataset.h"
 #include "data/image_codec.h"
 #include "data/image_folder_index.h"
+#include "image_fixtures.h"
 #include "test_paths.h"
 #include "util/error.h"
 
@@ -15,13 +16,6 @@ using namespace trainer;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A PNG of `height` x `width` pixels, every channel of every pixel `value`.
-void write_png(const std::string& path, int64_t height, int64_t width, uint8_t value, int64_t channels = 3) {
-  fs::create_directories(fs::path(path).parent_path());
-  const Image image{height, width, channels, std::vector<uint8_t>(static_cast<size_t>(height * width * channels), value)};
-  std::ofstream(path, std::ios::binary) << encode_png(image, path);
-}
 
 DataConfig folder_config(const std::string& path) {
   DataConfig config;
@@ -34,13 +28,13 @@ DataConfig folder_config(const std::string& path) {
 
 TEST_CASE("an image folder is indexed in Keras's order", "[data][image_folder]") {
   const std::string root = testing::fresh_dir("folder-index");
-  write_png(root + "/cat/b.png", 2, 2, 1);
-  write_png(root + "/cat/a.png", 2, 2, 1);
-  write_png(root + "/cat/deeper/c.png", 2, 2, 1);
-  write_png(root + "/cat/deeper.png", 2, 2, 1);  // "cat/deeper.png" comes before the folder "cat/deeper/"
-  write_png(root + "/ant/z.PNG", 2, 2, 1);
+  testing::write_uniform_png(root + "/cat/b.png", 2, 2, 1);
+  testing::write_uniform_png(root + "/cat/a.png", 2, 2, 1);
+  testing::write_uniform_png(root + "/cat/deeper/c.png", 2, 2, 1);
+  testing::write_uniform_png(root + "/cat/deeper.png", 2, 2, 1);  // "cat/deeper.png" comes before the folder "cat/deeper/"
+  testing::write_uniform_png(root + "/ant/z.PNG", 2, 2, 1);
   std::ofstream(root + "/ant/notes.txt") << "not an image";
-  write_png(root + "/.hidden/x.png", 2, 2, 1);
+  testing::write_uniform_png(root + "/.hidden/x.png", 2, 2, 1);
   std::ofstream(root + "/README") << "a file beside the classes";
   const ImageFolderIndex index = index_image_folder(root);
   CHECK(index.class_names == std::vector<std::string>{"ant", "cat"});
@@ -51,10 +45,10 @@ TEST_CASE("an image folder is indexed in Keras's order", "[data][image_folder]")
 
   SECTION("a validation folder with the training classes, or fewer; not another") {
     const std::string valid = testing::fresh_dir("folder-index-valid");
-    write_png(valid + "/cat/v.png", 2, 2, 1);
+    testing::write_uniform_png(valid + "/cat/v.png", 2, 2, 1);
     const ImageFolderIndex v = index_image_folder(valid, &index.class_names);
     CHECK(v.labels == std::vector<int64_t>{1});
-    write_png(valid + "/dog/w.png", 2, 2, 1);
+    testing::write_uniform_png(valid + "/dog/w.png", 2, 2, 1);
     CHECK_THROWS_WITH(index_image_folder(valid, &index.class_names),
                       Catch::Contains(valid + "/dog: a class the training folder does not have (its classes: ant, cat)"));
   }
@@ -91,8 +85,8 @@ TEST_CASE("image_folder decodes every image into one tensor: labels, sizes, chan
   const std::string root = testing::fresh_dir("folder-load");
   // Ten images per class; class 0 is dark (value 40), class 1 light (200).
   for (int i = 0; i < 10; ++i) {
-    write_png(root + "/train/dark/" + std::to_string(i) + ".png", 6, 8, 40);
-    write_png(root + "/train/light/" + std::to_string(i) + ".png", 6, 8, 200);
+    testing::write_uniform_png(root + "/train/dark/" + std::to_string(i) + ".png", 6, 8, 40);
+    testing::write_uniform_png(root + "/train/light/" + std::to_string(i) + ".png", 6, 8, 200);
   }
   DataConfig config = folder_config(root + "/train");
   config.workers = 3;
@@ -115,7 +109,7 @@ TEST_CASE("image_folder decodes every image into one tensor: labels, sizes, chan
     CHECK(preview->classes == 2);
   }
   SECTION("resized, grey, symmetric; a validation folder") {
-    write_png(root + "/valid/light/v.png", 12, 16, 200);
+    testing::write_uniform_png(root + "/valid/light/v.png", 12, 16, 200);
     config.validation_path = root + "/valid";
     config.images.size = {3, 5};
     config.images.color_mode = ColorMode::kGrayscale;
@@ -146,12 +140,12 @@ TEST_CASE("image_folder decodes every image into one tensor: labels, sizes, chan
     CHECK(data.train.size() + data.valid.size() == 19);
   }
   SECTION("images of different sizes need images.size") {
-    write_png(root + "/train/light/odd.png", 7, 8, 200);
+    testing::write_uniform_png(root + "/train/light/odd.png", 7, 8, 200);
     try {
       load_dataset(config, 1);
       FAIL("no error");
     } catch (const DataError& e) {
-      CHECK_THAT(e.what(), Catch::Contains("odd.png: the image is 7 x 8 pixels, the first one 6 x 8"));
+      CHECK_THAT(e.what(), Catch::Contains("odd.png: the image is 8 x 7 pixels, the first one 8 x 6"));
       CHECK_THAT(e.hint(), Catch::Contains("data.images.size"));
     }
     config.images.size = {6, 8};

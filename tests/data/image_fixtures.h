@@ -1,0 +1,22 @@
+#pragma once
+// Image files for the image data set tests, written with trainer's own PNG
+// encoder (tests/data/image_codec_test.cpp checks it against Pillow).
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "data/image_codec.h"
+
+namespace trainer::testing {
+
+// A PNG of `height` x `width` pixels, every channel of every pixel `value`;
+// its folders made as needed.
+inline void write_uniform_png(const std::string& path, int64_t height, int64_t width, uint8_t value,
+                              int64_t channels = 3) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  const Image image{height, width, channels, std::vector<uint8_t>(static_cast<size_t>(height * width * channels), value)};
+  std::ofstream(path, std::ios::binary) << encode_png(image, path);
+}
+
+}  // namespace trainer::testing
