@@ -21,4 +21,5 @@ for output, target in zip(outputs, targets):
     psnr = peak_signal_noise_ratio(target, output, data_range=value_range)
     ssim = structural_similarity(target, output, data_range=value_range, channel_axis=0, gaussian_weights=True,
                                  sigma=1.5, use_sample_covariance=False)
-    print(f"{psnr!r} {ssim!r}")
+    # float(): numpy 2 writes the repr of its scalars as np.float64(...).
+    print(f"{float(psnr)!r} {float(ssim)!r}")

@@ -57,6 +57,8 @@ TEST_CASE("psnr and ssim equal scikit-image's, image by image", "[train][metrics
     for (int64_t i = 0; i < 4; ++i) {
       double expected_psnr = 0, expected_ssim = 0;
       lines >> expected_psnr >> expected_ssim;
+      INFO("scikit-image printed: " << *printed);
+      REQUIRE(lines);
       CHECK(psnr[i].item<double>() == Approx(expected_psnr).epsilon(1e-9));
       CHECK(ssim[i].item<double>() == Approx(expected_ssim).epsilon(1e-9));
       CHECK(expected_ssim > 0.2);
