@@ -4,7 +4,10 @@
 // into "file:line:col: key: expected ..., got ...".
 #include <cstdint>
 #include <functional>
+#include <sstream>
 #include <string>
+
+#include "config/field_types.h"
 
 namespace trainer {
 
@@ -57,6 +60,16 @@ inline Check<std::string> directory_name(bool may_be_empty) {
 
 inline Check<std::string> not_empty() {
   return [](const std::string& s) { return s.empty() ? std::string("a non-empty string") : ""; };
+}
+
+// Both ends of a span within [min, max].
+inline Check<Span> span_within(double min, double max) {
+  return [min, max](const Span& x) {
+    if (x.low >= min && x.high <= max) return std::string();
+    std::ostringstream text;
+    text << "numbers from " << min << " to " << max;
+    return text.str();
+  };
 }
 
 }  // namespace trainer

@@ -73,7 +73,7 @@ void apply_override(YAML::Node& root, const std::string& text, ReadContext& cont
 // Defaults that depend on other keys; `root` says which keys were given.
 void resolve_defaults(ExperimentConfig& config, const YAML::Node& root) {
   // Image targets: an image loss and image metrics, unless the file says.
-  if (config.data.dataset == DatasetKind::kImagePairs) {
+  if (has_image_targets(config.data)) {
     if (!root["metrics"]) config.metrics = {"psnr", "ssim"};
     if (!root["loss"] || !root["loss"]["name"]) config.loss.name = LossKind::kL1;
   }

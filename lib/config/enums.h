@@ -4,7 +4,7 @@
 
 namespace trainer {
 
-enum class DatasetKind { kReuters, kFashionMnist, kMnist, kSynthetic, kImageFolder, kImagePairs };
+enum class DatasetKind { kReuters, kFashionMnist, kMnist, kSynthetic, kImageFolder, kImagePairs, kImageDegrade };
 template <> struct EnumTable<DatasetKind> {
   static constexpr EnumName<DatasetKind> entries[] = {
       {DatasetKind::kReuters, "reuters"},
@@ -12,7 +12,8 @@ template <> struct EnumTable<DatasetKind> {
       {DatasetKind::kMnist, "mnist"},
       {DatasetKind::kSynthetic, "synthetic"},
       {DatasetKind::kImageFolder, "image_folder"},
-      {DatasetKind::kImagePairs, "image_pairs"}};
+      {DatasetKind::kImagePairs, "image_pairs"},
+      {DatasetKind::kImageDegrade, "image_degrade"}};
 };
 
 // What a file that cannot be read does to the data set: stops the run (a data
@@ -21,6 +22,14 @@ enum class BadFilePolicy { kError, kSkip };
 template <> struct EnumTable<BadFilePolicy> {
   static constexpr EnumName<BadFilePolicy> entries[] = {{BadFilePolicy::kError, "error"},
                                                         {BadFilePolicy::kSkip, "skip"}};
+};
+
+// Where decoded images are kept between epochs: in memory (up to
+// data.cache_limit, beyond which the rest are decoded whenever they are
+// used) or nowhere (decoded on every use).
+enum class CacheMode { kMemory, kNone };
+template <> struct EnumTable<CacheMode> {
+  static constexpr EnumName<CacheMode> entries[] = {{CacheMode::kMemory, "memory"}, {CacheMode::kNone, "none"}};
 };
 
 // Images brought to data.images.size: stretched (Keras's default), or

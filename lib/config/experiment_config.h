@@ -14,6 +14,7 @@
 #include "config/checks.h"
 #include "config/enums.h"
 #include "config/field_types.h"
+#include "config/image_pipeline_config.h"
 #include "config/layer_kinds.h"
 
 namespace trainer {
@@ -114,18 +115,26 @@ struct DataConfig {
   BadFilePolicy on_bad_file = BadFilePolicy::kError;
   ImagesConfig images;
   PairsConfig pairs;
+  int64_t patch_size = 0;
+  int64_t patches_per_image = 1;
+  CacheMode cache = CacheMode::kMemory;
+  MemoryLimit cache_limit{4096};
+  AugmentConfig augment;
+  DegradeConfig degrade;
   SyntheticConfig synthetic;
 
   template <class V> void visit_fields(V& v) {
     v("dataset", dataset, "Which data set: reuters, fashion_mnist, mnist, synthetic, image_folder (one "
-                          "subfolder of images per class, as Keras's image_dataset_from_directory), or image_pairs "
-                          "(input images and target images, e.g. blurred and sharp).");
+                          "subfolder of images per class, as Keras's image_dataset_from_directory), image_pairs "
+                          "(input images and target images, e.g. blurred and sharp) or image_degrade (sharp images, "
+                          "degraded on the fly into inputs: see degrade).");
     v("path", path,
       "Where the data is. reuters: Keras's reuters.npz or the folder of the Reuters-21578 .sgm files "
       "(default: $TRAINER_DATA_DIR/reuters.npz or reuters21578/, then cache_dir/reuters.npz, then a download); "
       "fashion_mnist/mnist: the folder of IDX files (default $TRAINER_DATA_DIR/fashion-mnist or mnist/, then "
       "/usr/share/datasets/fashion-mnist for fashion_mnist); image_folder: the training folder, one subfolder "
-      "of images per class (required); image_pairs: the folder of the pairs (required).");
+      "of images per class (required); image_pairs: the folder of the pairs (required); image_degrade: the folder "
+      "of the sharp images, searched with its subfolders (required).");
     v("cache_dir", cache_dir, "reuters: where reuters.npz is looked for and downloaded to (Keras's cache).",
       not_empty());
     v("download", download, "reuters: download reuters.npz when it is nowhere to be found.");
@@ -157,19 +166,38 @@ struct DataConfig {
     v("workers", workers, "Background threads that assemble batches.", int_in_range(1, 64));
     v("prefetch", prefetch, "Batches assembled ahead of the training step.", int_in_range(1, 1024));
     v("validation_path", validation_path,
-      "image_folder, image_pairs: the folder of validation images (for image_folder with the training "
+      "image_folder, image_pairs, image_degrade: the folder of validation images (for image_folder with the training "
       "folder's class subfolders); empty: validation_split of the training folder.");
     v("validation_split", validation_split,
-      "image_folder and image_pairs without validation_path: the fraction held out for validation, after a "
+      "image_folder, image_pairs and image_degrade without validation_path: the fraction held out for validation, after a "
       "shuffle seeded by split_seed (the split Keras's image_dataset_from_directory makes with that seed).",
       Check<double>([](const double& x) { return (x > 0 && x < 1) ? "" : "a number in (0, 1)"; }));
     v("on_bad_file", on_bad_file, "An image that cannot be decoded: error (a data error naming it) or skip "
                                   "(left out with a warning, and counted).");
-    v("images", images, "How image files become tensors (image_folder, image_pairs: inputs and targets alike).");
+    v("images", images, "How image files become tensors (image_folder, image_pairs, image_degrade: inputs and "
+                        "targets alike).");
     v("pairs", pairs, "image_pairs: which folders hold inputs and targets.");
+    v("patch_size", patch_size, "image_pairs, image_degrade: the model sees square windows of this many pixels "
+                                "cut from the images (the same window of input and target; a random one in "
+                                "training, one fixed per sample in validation); 0: whole images, which must then "
+                                "be of one size.", at_least(0));
+    v("patches_per_image", patches_per_image, "image_pairs, image_degrade with patch_size: samples cut from each "
+                                              "image per epoch.", int_in_range(1, 10000));
+    v("cache", cache, "image_pairs, image_degrade: keep decoded images in memory (8 bits per value) for the next "
+                      "epoch, up to cache_limit, or none (decoded on every use).");
+    v("cache_limit", cache_limit, "The memory cache's budget for all images together: images past it are "
+                                  "decoded whenever they are used (0: no limit).");
+    v("augment", augment, "image_pairs, image_degrade: random changes of the training samples, alike on input and "
+                          "target.");
+    v("degrade", degrade, "image_degrade: how inputs are made from the sharp images.");
     v("synthetic", synthetic, "Options of the synthetic data set.");
   }
 };
+
+// Data sets whose targets are images (regression per pixel), not classes.
+inline bool has_image_targets(const DataConfig& data) {
+  return data.dataset == DatasetKind::kImagePairs || data.dataset == DatasetKind::kImageDegrade;
+}
 
 struct ModelConfig {
   InitScheme init = InitScheme::kKeras;

@@ -40,6 +40,13 @@ struct PaddingSpec {
   int64_t amount = 0;  // used when mode == kExplicit
 };
 
+// A range random values are drawn from: `[low, high]` (low <= high), or one
+// number for a fixed value.
+struct Span {
+  double low = 0;
+  double high = 0;
+};
+
 // Per-device memory budget; 0 means "grow on demand" (no budget).
 // Written as MiB (`4096`) or with a unit (`512MiB`, `4GiB`).
 struct MemoryLimit {

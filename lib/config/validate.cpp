@@ -9,8 +9,6 @@
 namespace trainer {
 namespace {
 
-bool has_image_targets(const DataConfig& data) { return data.dataset == DatasetKind::kImagePairs; }
-
 void validate_metrics(const ExperimentConfig& config, ReadContext& context) {
   const bool images = has_image_targets(config.data);
   const std::string dataset = to_string(config.data.dataset);
@@ -83,6 +81,20 @@ void validate_images(const DataConfig& data, ReadContext& context) {
                                                       "images (one subfolder per class)");
   if (data.dataset == DatasetKind::kImagePairs && data.path.empty())
     context.problem(context.location_of("data.path"), "data.path: image_pairs needs the folder of the pairs");
+  if (data.dataset == DatasetKind::kImageDegrade && data.path.empty())
+    context.problem(context.location_of("data.path"), "data.path: image_degrade needs the folder of the sharp images");
+  if (!has_image_targets(data)) {
+    const std::string dataset = to_string(data.dataset);
+    if (data.patch_size > 0)
+      context.problem(context.location_of("data.patch_size"),
+                      "data.patch_size: patches are cut for image_pairs and image_degrade, not " + dataset);
+    if (data.augment.any())
+      context.problem(context.location_of("data.augment"),
+                      "data.augment: augments image_pairs and image_degrade, not " + dataset);
+  }
+  if (data.patch_size == 0 && data.patches_per_image > 1)
+    context.problem(context.location_of("data.patches_per_image"),
+                    "data.patches_per_image: needs data.patch_size (whole images are one sample each)");
   if (data.pairs.input == data.pairs.target)
     context.problem(context.location_of("data.pairs.target"), "data.pairs: input and target must be different folders");
   if (data.images.resize == ResizeMode::kCrop && size.empty())

@@ -249,6 +249,32 @@ struct Codec<PaddingSpec> {
 };
 
 template <>
+struct Codec<Span> {
+  static bool decode(const YAML::Node& n, Span& v) {
+    double low = 0, high = 0;
+    if (n.IsScalar()) {
+      if (!Codec<double>::decode(n, low)) return false;
+      v = {low, low};
+      return true;
+    }
+    if (!n.IsSequence() || n.size() != 2 || !Codec<double>::decode(n[0], low) || !Codec<double>::decode(n[1], high) ||
+        low > high)
+      return false;
+    v = {low, high};
+    return true;
+  }
+  static YAML::Node encode(const Span& v) {
+    if (v.low == v.high) return Codec<double>::encode(v.low);
+    YAML::Node n(YAML::NodeType::Sequence);
+    n.push_back(Codec<double>::encode(v.low));
+    n.push_back(Codec<double>::encode(v.high));
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    return n;
+  }
+  static std::string expected() { return "a number, or [low, high] with low <= high"; }
+};
+
+template <>
 struct Codec<MemoryLimit> {
   static bool decode(const YAML::Node& n, MemoryLimit& v) {
     std::string text;

@@ -228,6 +228,45 @@ TEST_CASE("image data set keys: what they accept and refuse", "[config][image_fo
              Catch::Contains("upsampling2d takes nearest or bilinear"));
 }
 
+TEST_CASE("patches, cache, augmentations and degradations: what they accept and refuse", "[config][image_degrade]") {
+  const std::string model = "model:\n  layers:\n    - {type: conv2d, filters: 3, kernel_size: 3, padding: same}\n";
+  const std::string degrade = model + "data:\n  dataset: image_degrade\n  path: photos\n";
+  CHECK(problems_of(degrade + "  patch_size: 64\n  patches_per_image: 4\n  cache: none\n  cache_limit: 2GiB\n"
+                              "  augment: {flip_horizontal: true, flip_vertical: true, rotate90: true, brightness: 0.2}\n"
+                              "  degrade:\n    seed: 3\n    motion_blur: {probability: 0.5, length: [2, 40]}\n"
+                              "    gaussian_blur: {probability: 1, sigma: 1.5}\n    noise: {probability: 1, sigma: [0, 0.1]}\n"
+                              "    jpeg: {probability: 0.2, quality: [20, 80]}\n")
+            .empty());
+  // Image targets: an image loss and image metrics by default, as image_pairs.
+  const ExperimentConfig defaults = parse_experiment(degrade, "exp.yaml");
+  CHECK(defaults.loss.name == LossKind::kL1);
+  CHECK(defaults.metrics == std::vector<std::string>{"psnr", "ssim"});
+  CHECK(defaults.data.degrade.motion_blur.length.low == 5);
+  CHECK(defaults.data.degrade.gaussian_blur.probability == 0);
+  const ExperimentConfig fixed = parse_experiment(degrade + "  degrade: {gaussian_blur: {sigma: 1.5}}\n", "exp.yaml");
+  CHECK(fixed.data.degrade.gaussian_blur.sigma.low == 1.5);
+  CHECK(fixed.data.degrade.gaussian_blur.sigma.high == 1.5);
+  CHECK_THAT(problems_of(model + "data: {dataset: image_degrade}\n").at(0),
+             Catch::Contains("data.path: image_degrade needs the folder of the sharp images"));
+  CHECK_THAT(problems_of(degrade + "  degrade: {motion_blur: {length: [30, 10]}}\n").at(0),
+             Catch::Contains("exp.yaml:7:") && Catch::Contains("data.degrade.motion_blur.length") &&
+                 Catch::Contains("[low, high] with low <= high"));
+  CHECK_THAT(problems_of(degrade + "  degrade: {jpeg: {quality: [0, 50]}}\n").at(0),
+             Catch::Contains("data.degrade.jpeg.quality") && Catch::Contains("numbers from 1 to 100"));
+  CHECK_THAT(problems_of(degrade + "  degrade: {noise: {probability: 2}}\n").at(0),
+             Catch::Contains("data.degrade.noise.probability") && Catch::Contains("a number in [0, 1]"));
+  CHECK_THAT(problems_of(degrade + "  patches_per_image: 4\n").at(0),
+             Catch::Contains("data.patches_per_image: needs data.patch_size"));
+  CHECK_THAT(problems_of(degrade + "  cache: disk\n").at(0), Catch::Contains("data.cache") && Catch::Contains("memory"));
+  CHECK_THAT(problems_of(degrade + "  augment: {brightness: 1.5}\n").at(0), Catch::Contains("data.augment.brightness"));
+  // Patches and augmentations belong to the image-to-image data sets.
+  const std::string classifier = "model:\n  layers:\n    - {type: dense, units: classes, activation: softmax}\n";
+  CHECK_THAT(problems_of(classifier + "data: {dataset: fashion_mnist, patch_size: 8}\n").at(0),
+             Catch::Contains("data.patch_size: patches are cut for image_pairs and image_degrade, not fashion_mnist"));
+  CHECK_THAT(problems_of(classifier + "data: {dataset: image_folder, path: x, augment: {flip_vertical: true}}\n").at(0),
+             Catch::Contains("data.augment: augments image_pairs and image_degrade, not image_folder"));
+}
+
 TEST_CASE("image_pairs: image losses and metrics only, and the classifiers' only elsewhere", "[config][image_pairs]") {
   const std::string model = "model:\n  layers:\n    - {type: conv2d, filters: 3, kernel_size: 3, padding: same}\n";
   const std::string pairs = model + "data: {dataset: image_pairs, path: gopro/train}\n";
