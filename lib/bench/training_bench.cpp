@@ -44,6 +44,7 @@ class StepRunner {
     order.resize(static_cast<size_t>(batch * steps));
     LoaderOptions options = loader_options(config_.data);
     options.batch_size = batch;
+    options.epoch = 1;
     BatchLoader loader(experiment_.data.train, std::move(order), options);
     const double steps_per_epoch = std::ceil(static_cast<double>(train_size()) / static_cast<double>(batch));
     std::optional<StepTimer> timer;

@@ -64,6 +64,13 @@ Batch BatchLoader::assemble(int64_t batch_index) const {
   const int64_t begin = batch_begins_[static_cast<size_t>(batch_index)];
   const int64_t end = batch_begins_[static_cast<size_t>(batch_index) + 1];
   const int64_t* indices = order_.data() + begin;
+  if (data_.source) {
+    std::vector<int64_t> ids(static_cast<size_t>(end - begin));
+    const int64_t* all_ids = data_.inputs.data_ptr<int64_t>();
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = all_ids[indices[i]];
+    auto [inputs, targets] = data_.source->assemble(ids.data(), end - begin, options_.epoch);
+    return {std::move(inputs), std::move(targets)};
+  }
   return {gather_rows(data_.inputs, indices, end - begin), gather_rows(data_.labels, indices, end - begin)};
 }
 

@@ -31,6 +31,9 @@ struct LoaderOptions {
   // (a rank's shards, which may differ in size or be empty); batch_size is
   // then unused.
   std::vector<int64_t> batch_sizes;
+  // Seeds the random choices of a data set that makes its samples (a
+  // SampleSource): the training epoch, or 0 for validation's fixed samples.
+  int64_t epoch = 0;
 };
 
 // The experiment's loader settings (workers, prefetch); the caller says how

@@ -2,16 +2,31 @@
 // Decoded data sets, held in memory as tensors.
 #include <torch/torch.h>
 
+#include <memory>
 #include <optional>
+#include <utility>
 
 #include "config/experiment_config.h"
 #include "data/data_info.h"
 
 namespace trainer {
 
+// Samples made as their batch is assembled, not held as rows: image patches
+// cut from cached images, augmented, degraded. Called from several loader
+// threads at once.
+class SampleSource {
+ public:
+  virtual ~SampleSource() = default;
+  // Inputs and targets of samples `ids`, stacked. `epoch` (from 1) seeds a
+  // training sample's random choices, so that a resumed epoch repeats them;
+  // 0 asks for the fixed samples validation sees.
+  virtual std::pair<torch::Tensor, torch::Tensor> assemble(const int64_t* ids, int64_t count, int64_t epoch) const = 0;
+};
+
 struct TensorDataset {
-  torch::Tensor inputs;  // [N, ...] float32 or int64 tokens
-  torch::Tensor labels;  // [N] int64
+  torch::Tensor inputs;  // [N, ...] float32 or int64 tokens; with a source, the sample ids
+  torch::Tensor labels;  // [N] int64 or the target images; with a source, the sample ids
+  std::shared_ptr<const SampleSource> source = nullptr;  // makes the samples, when set
   int64_t size() const { return labels.defined() ? labels.size(0) : 0; }
 };
 

@@ -12,6 +12,7 @@ std::optional<DataInfo> preview_reuters(const DataConfig& config);
 DataInfo preview_synthetic(const SyntheticConfig& config);
 std::optional<DataInfo> preview_image_folder(const DataConfig& config);
 std::optional<DataInfo> preview_image_pairs(const DataConfig& config);
+std::optional<DataInfo> preview_image_degrade(const DataConfig& config);
 
 // mnist and fashion_mnist: the four IDX files (gzip'd or raw) in a folder.
 DataSplits load_idx_dataset(const DataConfig& config, const std::string& name);
@@ -22,8 +23,12 @@ DataSplits load_reuters(const DataConfig& config);
 // One subfolder of images per class (data/image_folder_index.h).
 DataSplits load_image_folder(const DataConfig& config);
 
-// Input images and their targets, matched by path (data/image_pairs_index.h).
-DataSplits load_image_pairs(const DataConfig& config);
+// Input images and their targets, matched by path (data/image_pairs_index.h),
+// as patches (data/image_patch_source.h); `seed` picks the windows.
+DataSplits load_image_pairs(const DataConfig& config, int64_t seed);
+
+// Sharp images and their degraded copies, made as they are used.
+DataSplits load_image_degrade(const DataConfig& config, int64_t seed);
 
 // Random inputs with learnable labels, for tests and benchmarks.
 DataSplits load_synthetic(const SyntheticConfig& config, int64_t seed);

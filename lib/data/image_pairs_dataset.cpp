@@ -1,12 +1,12 @@
 // image_pairs: input images and the target images a model should turn them
-// into (blurred and sharp), matched by path (image_pairs_index.h). Both are
-// decoded once, on data.workers threads, into tensors: the inputs, and the
-// targets in place of class labels.
+// into (blurred and sharp), matched by path (image_pairs_index.h), decoded
+// once into the image cache on data.workers threads; the samples are windows
+// of them cut as batches are assembled (image_patch_source.h).
 #include "data/dataset_loaders.h"
 #include "data/file_bytes.h"
-#include "data/image_files.h"
 #include "data/image_folder_index.h"
 #include "data/image_pairs_index.h"
+#include "data/image_patch_splits.h"
 #include "data/image_tensor.h"
 #include "util/error.h"
 #include "util/logging.h"
@@ -21,51 +21,9 @@ std::vector<ImagePair> pick(const std::vector<ImagePair>& pairs, const std::vect
   return picked;
 }
 
-// Inputs and targets of `pairs`, stacked; a pair whose two images differ in
-// size is a data error naming both.
-TensorDataset decode_pairs(const std::vector<ImagePair>& pairs, const DataConfig& config, const std::string& split) {
-  std::vector<std::string> files;
-  for (const auto& pair : pairs) files.push_back(pair.input);
-  for (const auto& pair : pairs) files.push_back(pair.target);
-  DecodedFiles decoded = decode_image_files(files, config);
-  const size_t n = pairs.size();
-  // A pair is left out when either image is.
-  std::vector<std::string> pair_problems(n);
-  for (size_t i = 0; i < n; ++i)
-    pair_problems[i] = !decoded.problems[i].empty() ? decoded.problems[i] : decoded.problems[n + i];
-  const std::vector<bool> usable = usable_files(pair_problems, config, split + " pairs");
-  std::vector<torch::Tensor> inputs, targets;
-  for (size_t i = 0; i < n; ++i) {
-    if (!usable[i]) continue;
-    const torch::Tensor& input = decoded.tensors[i];
-    const torch::Tensor& target = decoded.tensors[n + i];
-    if (input.sizes() != target.sizes())
-      throw DataError(pairs[i].input + " is " + pixel_size_text(input) + " pixels and its target " + pairs[i].target + " " +
-                          pixel_size_text(target),
-                      "the two images of a pair must have one size");
-    if (!inputs.empty() && input.sizes() != inputs.front().sizes())
-      throw DataError(pairs[i].input + ": the image is " + pixel_size_text(input) + " pixels, the first one " +
-                          pixel_size_text(inputs.front()),
-                      "set data.images.size to bring every image to one size");
-    inputs.push_back(input);
-    targets.push_back(target);
-  }
-  if (inputs.empty()) throw DataError("no " + split + " pairs could be decoded");
-  return {torch::stack(inputs), torch::stack(targets)};
-}
-
-DataInfo pairs_info(const DataConfig& config, std::vector<int64_t> shape) {
-  DataInfo info;
-  info.name = "image_pairs";
-  info.target_shape = shape;
-  info.input_shape = std::move(shape);
-  info.value_range = config.images.value_range();
-  return info;
-}
-
 }  // namespace
 
-DataSplits load_image_pairs(const DataConfig& config) {
+DataSplits load_image_pairs(const DataConfig& config, int64_t seed) {
   Stopwatch clock;
   const std::vector<ImagePair> pairs = index_image_pairs(config.path, config.pairs.input, config.pairs.target);
   const auto count = static_cast<int64_t>(pairs.size());
@@ -82,25 +40,27 @@ DataSplits load_image_pairs(const DataConfig& config) {
   }
   log().info("decoding {} + {} image pairs on {} thread{}", train.size(), valid.size(), config.workers,
              config.workers == 1 ? "" : "s");
-  DataSplits splits;
-  splits.train = decode_pairs(train, config, "training");
-  splits.valid = decode_pairs(valid, config, "validation");
-  require_one_size(splits, config);
-  splits.info = pairs_info(config, splits.train.inputs.sizes().slice(1).vec());
+  // One cache, one budget: the training pairs' files first, then validation's.
+  std::vector<std::string> files;
+  std::vector<PatchPair> train_pairs, valid_pairs;
+  for (const auto* split : {&train, &valid})
+    for (const ImagePair& pair : *split) {
+      (split == &train ? train_pairs : valid_pairs)
+          .push_back({static_cast<int64_t>(files.size()), static_cast<int64_t>(files.size()) + 1});
+      files.push_back(pair.input);
+      files.push_back(pair.target);
+    }
+  auto cache = std::make_shared<const ImageCache>(std::move(files), config);
+  DataSplits splits = patch_splits(cache, usable_pairs(*cache, train_pairs, config, "training pairs"),
+                                   usable_pairs(*cache, valid_pairs, config, "validation pairs"), config, seed);
   log().info("decoded in {:.1f} s", clock.seconds());
   return splits;
 }
 
 std::optional<DataInfo> preview_image_pairs(const DataConfig& config) {
   try {
-    const int64_t channels = image_channels(config.images);
-    if (!config.images.size.empty()) {
-      index_image_pairs(config.path, config.pairs.input, config.pairs.target);
-      return pairs_info(config, {channels, config.images.size[0], config.images.size[1]});
-    }
     const auto pairs = index_image_pairs(config.path, config.pairs.input, config.pairs.target);
-    const Image first = decode_image(read_file_bytes(pairs.front().input), pairs.front().input, channels);
-    return pairs_info(config, {channels, first.height, first.width});
+    return preview_patch_info(config, pairs.front().target);
   } catch (const DataError&) {
     return std::nullopt;  // loading says what is wrong
   }

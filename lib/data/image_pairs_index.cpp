@@ -30,13 +30,29 @@ std::string swapped(const fs::path& relative, const std::string& from, const std
   return found ? (out / relative.filename()).string() : std::string();
 }
 
-}  // namespace
-
-std::vector<ImagePair> index_image_pairs(const std::string& root, const std::string& input, const std::string& target) {
+void require_folder(const std::string& root, const std::string& what) {
   std::error_code error;
   if (!fs::is_directory(root, error))
-    throw DataError(root + (fs::exists(root, error) ? " is not a folder" : " does not exist"),
-                    "data.path names the folder holding the '" + input + "' and '" + target + "' folders");
+    throw DataError(root + (fs::exists(root, error) ? " is not a folder" : " does not exist"), what);
+}
+
+}  // namespace
+
+std::vector<std::string> index_images_below(const std::string& root) {
+  require_folder(root, "data.path names the folder of the sharp images");
+  std::error_code error;
+  std::set<std::string> found;
+  for (fs::recursive_directory_iterator it(root, error), end; !error && it != end; it.increment(error))
+    if (it->is_regular_file(error) && has_image_extension(it->path().filename().string()))
+      found.insert((fs::path(root) / it->path().lexically_relative(root)).string());
+  if (error) throw DataError(root + ": cannot list it (" + error.message() + ")");
+  if (found.empty()) throw DataError(root + ": no images (.png, .jpg, .jpeg or .bmp) in it or its subfolders");
+  return {found.begin(), found.end()};
+}
+
+std::vector<ImagePair> index_image_pairs(const std::string& root, const std::string& input, const std::string& target) {
+  require_folder(root, "data.path names the folder holding the '" + input + "' and '" + target + "' folders");
+  std::error_code error;
   std::set<std::string> inputs, targets;  // relative paths
   for (fs::recursive_directory_iterator it(root, error), end; !error && it != end; it.increment(error)) {
     if (!it->is_regular_file(error) || !has_image_extension(it->path().filename().string())) continue;

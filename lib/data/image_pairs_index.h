@@ -1,5 +1,7 @@
 #pragma once
-// The input/target pairs of an image_pairs folder (torch-free): every image
+// The files of the image-to-image data sets (torch-free).
+//
+// image_pairs: the input/target pairs of a folder. Every image
 // below the folder whose path has a folder named `input` (data.pairs.input,
 // e.g. "blur") pairs with the file at the same path with that folder named
 // `target` ("sharp") instead. One rule covers both layouts in use:
@@ -19,5 +21,9 @@ struct ImagePair {
 // target, or a target without its input, is a DataError naming the file and
 // the one missing; so is a folder without pairs.
 std::vector<ImagePair> index_image_pairs(const std::string& root, const std::string& input, const std::string& target);
+
+// image_degrade: every image file below `root` (subfolders too), full paths
+// in sorted order. A missing folder, or one without images, is a DataError.
+std::vector<std::string> index_images_below(const std::string& root);
 
 }  // namespace trainer

@@ -27,9 +27,8 @@ torch::Tensor resized(const torch::Tensor& x, int64_t height, int64_t width, Int
   return F::interpolate(x, options);
 }
 
-}  // namespace
-
-torch::Tensor image_tensor(const Image& image, const ImagesConfig& images) {
+// [C, H, W] float 0..255, at images.size.
+torch::Tensor sized_values(const Image& image, const ImagesConfig& images) {
   torch::Tensor x = torch::from_blob(const_cast<uint8_t*>(image.pixels.data()), {image.height, image.width, image.channels},
                                      torch::kUInt8)
                         .permute({2, 0, 1})
@@ -39,7 +38,21 @@ torch::Tensor image_tensor(const Image& image, const ImagesConfig& images) {
     if (images.resize == ResizeMode::kCrop) x = crop_to_aspect(x, images.size[0], images.size[1]);
     x = resized(x, images.size[0], images.size[1], images.interpolation);
   }
-  x = x.squeeze(0).contiguous();
+  return x.squeeze(0).contiguous();
+}
+
+}  // namespace
+
+Image resized_image(Image image, const ImagesConfig& images) {
+  if (images.size.empty() || (image.height == images.size[0] && image.width == images.size[1])) return image;
+  const torch::Tensor x = sized_values(image, images).round_().clamp_(0, 255).to(torch::kUInt8).permute({1, 2, 0}).contiguous();
+  Image out{x.size(0), x.size(1), x.size(2), {}};
+  out.pixels.assign(x.data_ptr<uint8_t>(), x.data_ptr<uint8_t>() + x.numel());
+  return out;
+}
+
+torch::Tensor image_tensor(const Image& image, const ImagesConfig& images) {
+  torch::Tensor x = sized_values(image, images);
   switch (images.scale) {
     case PixelScale::kUnit: return x.div_(255.0f);
     case PixelScale::kSymmetric: return x.div_(127.5f).sub_(1.0f);

@@ -13,6 +13,10 @@ namespace trainer {
 // done on the 0..255 values in float, as Keras's tf.image.resize does.
 torch::Tensor image_tensor(const Image& image, const ImagesConfig& images);
 
+// `image` brought to images.size as image_tensor does, kept as 8-bit values
+// (rounded): what the image caches hold. Unchanged when no size is set.
+Image resized_image(Image image, const ImagesConfig& images);
+
 // "W x H" of a [C, H, W] image, for messages: width first, as image sizes
 // are written (1280 x 720).
 inline std::string pixel_size_text(const torch::Tensor& image) {

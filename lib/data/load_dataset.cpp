@@ -6,7 +6,7 @@ namespace {
 
 TensorDataset first_samples(const TensorDataset& split, int64_t limit) {
   if (limit <= 0 || limit >= split.size()) return split;
-  return {split.inputs.narrow(0, 0, limit).clone(), split.labels.narrow(0, 0, limit).clone()};
+  return {split.inputs.narrow(0, 0, limit).clone(), split.labels.narrow(0, 0, limit).clone(), split.source};
 }
 
 DataSplits load_by_kind(const DataConfig& config, int64_t seed) {
@@ -22,7 +22,9 @@ DataSplits load_by_kind(const DataConfig& config, int64_t seed) {
     case DatasetKind::kImageFolder:
       return load_image_folder(config);
     case DatasetKind::kImagePairs:
-      return load_image_pairs(config);
+      return load_image_pairs(config, seed);
+    case DatasetKind::kImageDegrade:
+      return load_image_degrade(config, seed);
   }
   throw std::logic_error("unhandled dataset kind");
 }
@@ -43,6 +45,8 @@ std::optional<DataInfo> preview_dataset(const DataConfig& config) {
       return preview_image_folder(config);
     case DatasetKind::kImagePairs:
       return preview_image_pairs(config);
+    case DatasetKind::kImageDegrade:
+      return preview_image_degrade(config);
   }
   throw std::logic_error("unhandled dataset kind");
 }

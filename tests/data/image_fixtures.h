@@ -3,6 +3,7 @@
 // encoder (tests/data/image_codec_test.cpp checks it against Pillow).
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,19 @@ inline void write_uniform_png(const std::string& path, int64_t height, int64_t w
                               int64_t channels = 3) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   const Image image{height, width, channels, std::vector<uint8_t>(static_cast<size_t>(height * width * channels), value)};
+  std::ofstream(path, std::ios::binary) << encode_png(image, path);
+}
+
+// Pixels of random values: every window of it is different from the others.
+inline Image random_image(int64_t height, int64_t width, int64_t channels, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  Image image{height, width, channels, std::vector<uint8_t>(static_cast<size_t>(height * width * channels))};
+  for (auto& v : image.pixels) v = static_cast<uint8_t>(random() % 256);
+  return image;
+}
+
+inline void write_png(const std::string& path, const Image& image) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path, std::ios::binary) << encode_png(image, path);
 }
 

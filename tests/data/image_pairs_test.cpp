@@ -9,6 +9,7 @@
 #include "data/image_codec.h"
 #include "data/image_pairs_index.h"
 #include "image_fixtures.h"
+#include "patch_samples.h"
 #include "test_paths.h"
 #include "util/error.h"
 
@@ -78,8 +79,9 @@ TEST_CASE("image_pairs gives inputs and targets as tensors", "[data][image_pairs
     CHECK(data.info.target_shape == std::vector<int64_t>{3, 4, 6});
     CHECK(data.info.value_range == 1.0);
     CHECK(data.info.classes == 0);
-    CHECK(data.train.labels.sizes() == torch::IntArrayRef({8, 3, 4, 6}));
-    CHECK(torch::allclose(data.train.labels, data.train.inputs * 2));
+    const auto [inputs, targets] = testing::all_samples(data.train);
+    CHECK(targets.sizes() == torch::IntArrayRef({8, 3, 4, 6}));
+    CHECK(torch::allclose(targets, inputs * 2));
     const auto preview = preview_dataset(config);
     REQUIRE(preview.has_value());
     CHECK(preview->target_shape == data.info.target_shape);
@@ -96,7 +98,7 @@ TEST_CASE("image_pairs gives inputs and targets as tensors", "[data][image_pairs
     CHECK(data.valid.size() == 1);
     CHECK(data.info.target_shape == std::vector<int64_t>{1, 2, 3});
     CHECK(data.info.value_range == 2.0);
-    CHECK(torch::allclose(data.valid.labels, torch::full({1, 1, 2, 3}, 100 / 127.5 - 1)));
+    CHECK(torch::allclose(testing::all_samples(data.valid).second, torch::full({1, 1, 2, 3}, 100 / 127.5 - 1)));
   }
   SECTION("a pair of two sizes, a damaged image") {
     testing::write_uniform_png(root + "/sharp/3.png", 5, 6, 1);
