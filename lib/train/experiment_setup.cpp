@@ -69,9 +69,11 @@ Experiment prepare_experiment(const ExperimentConfig& config, const torch::Devic
   const auto& info = data.info;
   std::string shape;
   for (auto d : info.input_shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
-  log().info("data: {}, {} train / {} valid samples, input {} {}, {} classes ({:.1f} s)", info.name, info.train_size,
+  const std::string targets = info.target_shape.empty() ? std::to_string(info.classes) + " classes"
+                                                        : "image targets of the same shape";
+  log().info("data: {}, {} train / {} valid samples, input {} {}, {} ({:.1f} s)", info.name, info.train_size,
              info.valid_size, shape, info.token_inputs ? "tokens < " + std::to_string(info.vocabulary) : "floats",
-             info.classes, clock.seconds());
+             targets, clock.seconds());
   Model model = early && same_model_inputs(*preview, info) ? std::move(*early) : build_seeded_model(config, info);
   // Initialised on the CPU, so a seed gives the same weights on every device.
   if (!device.is_cpu()) model.net->to(device);

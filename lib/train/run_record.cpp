@@ -170,6 +170,9 @@ std::string RunRecord::to_json() const {
   json["epochs"] = epochs_;
   json["epochs_done"] = epochs_done_;
   json["metrics"] = metrics;
+  Json baseline = nullptr;
+  for (const auto& m : identity_baseline_) baseline["val_" + m.key] = static_cast<double>(m.value);
+  json["identity_baseline"] = baseline;
   json["paths"] = {{"run_dir", absolute(run_.path)},
                    {"config", absolute(run_.config())},
                    {"log", absolute(run_.log())},

@@ -39,6 +39,8 @@ class RunRecord {
   void set_metrics_jsonl(const std::string& text);
   void add_epoch(const EpochRecord& record);
   void set_resumed_from(const std::string& checkpoint) { resumed_from_ = checkpoint; }
+  // The validation metrics of the inputs themselves (image targets only).
+  void set_identity_baseline(std::vector<MetricValue> values) { identity_baseline_ = std::move(values); }
   // Ends the record: status from the exit code; `error` is the message of
   // a failure (empty when done).
   void finish(int exit_code, const std::string& error);
@@ -52,6 +54,7 @@ class RunRecord {
   RunDir run_;
   std::string experiment_, version_, host_, started_at_, ended_at_, resumed_from_, error_;
   std::vector<std::string> devices_;
+  std::vector<MetricValue> identity_baseline_;
   int pid_ = 0, world_size_ = 1;
   std::optional<int> exit_code_;
   int64_t epochs_ = 0, epochs_done_ = 0;

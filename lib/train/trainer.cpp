@@ -80,6 +80,7 @@ class TrainingLoop {
   RunSummary run() {
     options_.resume.empty() ? start_new_run() : resume_run();
     log_header();
+    if (has_image_targets(config_.data)) log_identity_baseline();
     RunSummary summary{run_.path, {}};
     try {
       for (int64_t epoch = state_.epoch + 1; epoch <= config_.train.epochs; ++epoch)
@@ -189,6 +190,18 @@ class TrainingLoop {
                count_of(config_.train.epochs, "epoch"), run_.path);
   }
 
+  // What the model must beat: the validation inputs taken as they are.
+  void log_identity_baseline() {
+    cluster_.set_phase(Phase::kValidation, state_.epoch, 0);
+    const std::vector<MetricValue> baseline = identity_baseline(experiment_.data.valid, config_, cluster_.communicator());
+    std::string line = format_valid_line(baseline);
+    line.pop_back();  // its newline
+    log().info("validation baseline, the inputs as they are: {}", line);
+    if (!cluster_.is_root()) return;
+    record_.set_identity_baseline(baseline);
+    record_.write();
+  }
+
   EpochRecord run_epoch(int64_t epoch) {
     Stopwatch clock;
     EpochRecord record;
@@ -279,6 +292,7 @@ class TrainingLoop {
     RankBatches batches = epoch_batches(epoch, step);
     LoaderOptions options = loader_options(config_.data);
     options.batch_sizes = batches.batch_sizes;
+    options.epoch = epoch;
     BatchLoader loader(experiment_.data.train, std::move(batches.order), options);
     progress_.start(epoch, config_.train.epochs, steps_per_epoch_);
     size_t index = 0;

@@ -19,19 +19,46 @@ int64_t validation_batch_size(const ExperimentConfig& config, const torch::Devic
   return std::max<int64_t>(1, std::min(wanted, samples));
 }
 
+namespace {
+
+// The order and loader options of this rank's shard of the validation set.
+BatchLoader shard_loader(const TensorDataset& data, const ExperimentConfig& config, const torch::Device& device,
+                         const Communicator& communicator) {
+  const Shard shard = shard_of(data.size(), communicator.rank(), communicator.world_size());
+  std::vector<int64_t> order(static_cast<size_t>(shard.size));
+  std::iota(order.begin(), order.end(), shard.begin);
+  LoaderOptions options = loader_options(config.data);
+  options.batch_size = validation_batch_size(config, device, std::max<int64_t>(1, data.size()));
+  return BatchLoader(data, std::move(order), options);
+}
+
+std::vector<MetricValue> summed_over_ranks(MetricAccumulator& meters, Communicator& communicator) {
+  auto sums = meters.state();
+  communicator.all_reduce(sums);
+  meters.load_state(sums);
+  return meters.results();
+}
+
+}  // namespace
+
+std::vector<MetricValue> identity_baseline(const TensorDataset& data, const ExperimentConfig& config,
+                                           Communicator& communicator) {
+  torch::NoGradGuard no_grad;
+  MetricAccumulator meters(config.loss, config.metrics, false, config.data.images.value_range());
+  BatchLoader loader = shard_loader(data, config, torch::kCPU, communicator);
+  while (auto batch = loader.next())
+    meters.add(compute_loss(config.loss, batch->inputs, batch->labels, false), batch->inputs, batch->labels);
+  return summed_over_ranks(meters, communicator);
+}
+
 std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config,
                                         const torch::Device& device, Communicator& communicator,
                                         ProgressBar* progress) {
   torch::NoGradGuard no_grad;
   model.net->eval();
   MetricAccumulator meters(config.loss, config.metrics, model.final_softmax, config.data.images.value_range());
-  const Shard shard = shard_of(data.size(), communicator.rank(), communicator.world_size());
-  std::vector<int64_t> order(static_cast<size_t>(shard.size));
-  std::iota(order.begin(), order.end(), shard.begin);
-  LoaderOptions options = loader_options(config.data);
-  options.batch_size = validation_batch_size(config, device, std::max<int64_t>(1, data.size()));
-  const int64_t steps = (shard.size + options.batch_size - 1) / options.batch_size;
-  BatchLoader loader(data, std::move(order), options);
+  BatchLoader loader = shard_loader(data, config, device, communicator);
+  const int64_t steps = loader.batch_count();
   const auto autocast = run_autocast_dtype(config, device);
   // Keras's validation loss includes the kernel penalties: the same for every batch.
   const torch::Tensor penalty = weight_penalty(model);
@@ -47,10 +74,7 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
   }
   if (progress) progress->finish();
   model.net->train();
-  auto sums = meters.state();
-  communicator.all_reduce(sums);
-  meters.load_state(sums);
-  return meters.results();
+  return summed_over_ranks(meters, communicator);
 }
 
 }  // namespace trainer

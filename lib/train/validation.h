@@ -17,6 +17,13 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
                                         const torch::Device& device, Communicator& communicator,
                                         ProgressBar* progress = nullptr);
 
+// The metrics of the validation inputs themselves taken as the outputs,
+// for data sets whose targets are images: the identity baseline a
+// restoration model has to beat (a deblurring model's output must be closer
+// to the sharp image than its blurred input is). Sums over the ranks.
+std::vector<MetricValue> identity_baseline(const TensorDataset& data, const ExperimentConfig& config,
+                                           Communicator& communicator);
+
 // The validation batch: valid_batch_size, or when 0 the training batch on a
 // CPU (larger batches only slow its matrix products) and 4 x it on a GPU
 // (no gradients to keep: more samples fit); never above the data set.
