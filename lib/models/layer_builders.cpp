@@ -180,8 +180,9 @@ void GraphBuilder::add_conv_transpose(size_t rank) {
                                  .stride(strides[0]).output_padding(extra[0]).bias(layer().use_bias));
     initialise(conv->weight, conv->bias, receptive * in, receptive * filters);
     push(conv);
-    if (probe().size(2) != target[0]) push(nn::Functional([start = crop_start[0], length = target[0]](const torch::Tensor& x) {
-      return x.narrow(2, start, length);
+    const int64_t cut = probe().size(2) - target[0];
+    if (cut != 0) push(nn::Functional([start = crop_start[0], cut](const torch::Tensor& x) {
+      return x.narrow(2, start, x.size(2) - cut);
     }));
   } else {
     nn::ConvTranspose2d conv(nn::ConvTranspose2dOptions(in, filters, {kernel[0], kernel[1]})
@@ -190,8 +191,9 @@ void GraphBuilder::add_conv_transpose(size_t rank) {
                                  .bias(layer().use_bias));
     initialise(conv->weight, conv->bias, receptive * in, receptive * filters);
     push(conv);
-    if (probe().size(2) != target[0] || probe().size(3) != target[1])
-      push(Crop2d(crop_start[0], target[0], crop_start[1], target[1]));
+    const int64_t rows = probe().size(2) - target[0], columns = probe().size(3) - target[1];
+    if (rows != 0 || columns != 0)
+      push(Crop2d(crop_start[0], rows - crop_start[0], crop_start[1], columns - crop_start[1]));
   }
   push_activation(layer().activation);
 }
@@ -275,7 +277,7 @@ void GraphBuilder::build(Cropping2dLayer) {
   if (height <= 0 || width <= 0)
     fail("cropping " + std::to_string(top + bottom) + " rows and " + std::to_string(left + right) +
          " columns leaves nothing");
-  push(Crop2d(top, height, left, width));
+  push(Crop2d(top, bottom, left, right));
 }
 
 void GraphBuilder::build(ReshapeLayer) {

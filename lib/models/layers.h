@@ -108,12 +108,15 @@ struct PaddedPoolImpl : torch::nn::Module {
 };
 TORCH_MODULE(PaddedPool);
 
-// Rows and columns kept: [top, height) x [left, width).
+// Rows and columns cut from each side: amounts, not a size, so that a fully
+// convolutional model runs on images of any size (trainer predict).
 struct Crop2dImpl : torch::nn::Module {
-  Crop2dImpl(int64_t top, int64_t height, int64_t left, int64_t width)
-      : top_(top), height_(height), left_(left), width_(width) {}
-  torch::Tensor forward(const torch::Tensor& x) { return x.narrow(2, top_, height_).narrow(3, left_, width_); }
-  int64_t top_, height_, left_, width_;
+  Crop2dImpl(int64_t top, int64_t bottom, int64_t left, int64_t right)
+      : top_(top), bottom_(bottom), left_(left), right_(right) {}
+  torch::Tensor forward(const torch::Tensor& x) {
+    return x.narrow(2, top_, x.size(2) - top_ - bottom_).narrow(3, left_, x.size(3) - left_ - right_);
+  }
+  int64_t top_, bottom_, left_, right_;
 };
 TORCH_MODULE(Crop2d);
 

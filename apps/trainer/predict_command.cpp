@@ -1,0 +1,44 @@
+#include <memory>
+
+#include "commands.h"
+#include "config/config_loader.h"
+#include "train/predict.h"
+
+namespace trainer::app {
+
+void add_predict_command(CLI::App& app, Action& selected) {
+  struct Args {
+    ExperimentArgs experiment;
+    PredictOptions predict;
+  };
+  auto args = std::make_shared<Args>();
+  auto* command = app.add_subcommand(
+      "predict", "Apply a checkpoint's model to image files: a classifier's top classes as JSON lines, an "
+                 "image-to-image model's output images at full size");
+  args->experiment.add_to(*command);
+  auto& p = args->predict;
+  command->add_option("--checkpoint", p.checkpoint, "Checkpoint file (runs/.../checkpoints/epoch-NNNN.pt)")->required();
+  command->add_option("--input", p.input, "An image file, or a folder of them (subfolders searched)")->required();
+  command->add_option("--output", p.output,
+                      "Folder for the results: predictions.jsonl (classifiers; default: standard output) or the "
+                      "output images, as PNG at the inputs' relative paths");
+  command->add_option("--top-k", p.top_k, "Classes listed per file, most probable first")
+      ->default_val(5)
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  command->add_option("--tile", p.tiles.tile,
+                      "Image models: cut images into tiles of this side (pixels), to bound memory; 0: whole images")
+      ->default_val(0)
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
+  command->add_option("--overlap", p.tiles.overlap, "Image models: context each tile reads beyond what it writes")
+      ->default_val(32)
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
+  command->add_option("--multiple", p.tiles.multiple,
+                      "Image models: pad each piece to sides that are multiples of this (2^k for k stride-2 layers)")
+      ->default_val(16)
+      ->check(CLI::Range(int64_t{1}, int64_t{4096}));
+  command->callback([args, &selected] {
+    selected = [args] { run_predict(load_experiment(args->experiment.file, args->experiment.overrides), args->predict); };
+  });
+}
+
+}  // namespace trainer::app

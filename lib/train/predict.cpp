@@ -1,0 +1,147 @@
+#include "train/predict.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "data/dataset.h"
+#include "data/file_bytes.h"
+#include "data/image_codec.h"
+#include "data/image_pairs_index.h"
+#include "data/image_tensor.h"
+#include "device/device_select.h"
+#include "device/runtime.h"
+#include "train/checkpoint.h"
+#include "train/experiment_setup.h"
+#include "train/tiled_inference.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/json.h"
+#include "util/logging.h"
+#include "util/stopwatch.h"
+
+namespace trainer {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct InputFile {
+  std::string path;
+  std::string relative;  // below the input folder (the file name for a single file)
+};
+
+std::vector<InputFile> input_files(const std::string& input) {
+  std::error_code error;
+  if (fs::is_regular_file(input, error)) return {{input, fs::path(input).filename().string()}};
+  if (!fs::is_directory(input, error))
+    throw DataError(input + " does not exist", "--input names an image file or a folder of them");
+  std::vector<InputFile> files;
+  for (const std::string& path : index_images_below(input))
+    files.push_back({path, fs::path(path).lexically_relative(input).string()});
+  return files;
+}
+
+// [1, C, H, W] float on `device`, scaled as the model was trained; resized
+// to images.size only for classifiers (image models keep the full size).
+torch::Tensor model_input(const Image& image, const ExperimentConfig& config, bool resize,
+                          const torch::Device& device) {
+  ImagesConfig images = config.data.images;
+  if (!resize) images.size.clear();
+  return image_tensor(image, images).unsqueeze(0).to(device);
+}
+
+// An output image as 8-bit pixels, the model's scaling undone.
+Image to_image(const torch::Tensor& output, const ImagesConfig& images) {
+  torch::Tensor x = output.squeeze(0).to(torch::kCPU, torch::kFloat32);
+  if (images.scale == PixelScale::kUnit) x = x * 255.0;
+  if (images.scale == PixelScale::kSymmetric) x = (x + 1.0) * 127.5;
+  x = x.round().clamp(0, 255).to(torch::kUInt8).permute({1, 2, 0}).contiguous();
+  Image image{x.size(0), x.size(1), x.size(2), {}};
+  image.pixels.assign(x.data_ptr<uint8_t>(), x.data_ptr<uint8_t>() + x.numel());
+  return image;
+}
+
+nlohmann::ordered_json top_classes(const torch::Tensor& probabilities, const DataInfo& info, int64_t k) {
+  const auto [values, indices] = probabilities.squeeze(0).to(torch::kCPU, torch::kFloat64).topk(
+      std::min<int64_t>(k, probabilities.size(1)));
+  nlohmann::ordered_json top = nlohmann::ordered_json::array();
+  for (int64_t i = 0; i < values.size(0); ++i) {
+    const int64_t label = indices[i].item<int64_t>();
+    nlohmann::ordered_json entry;
+    entry["label"] = label;
+    if (static_cast<size_t>(label) < info.class_names.size()) entry["class"] = info.class_names[static_cast<size_t>(label)];
+    entry["probability"] = values[i].item<double>();
+    top.push_back(entry);
+  }
+  return top;
+}
+
+}  // namespace
+
+int64_t run_predict(const ExperimentConfig& config, const PredictOptions& options) {
+  const torch::Device device = primary_device(config.devices.entries);
+  configure_runtime(config, device);
+  const std::optional<DataInfo> info = preview_dataset(config.data);
+  if (!info)
+    throw DataError(config.data.path + ": predict reads the data set's description (its shapes and classes) and "
+                                       "cannot here",
+                    "run `trainer run` on this experiment file to see what is wrong with the data set");
+  Model model = build_seeded_model(config, *info);
+  load_checkpoint(options.checkpoint, *model.net, nullptr, device);
+  model.net->to(device);
+  model.net->eval();
+  torch::NoGradGuard no_grad;
+  const bool images_out = has_image_targets(config.data);
+  if (images_out && options.output.empty())
+    throw ConfigError({"--output: an image-to-image model writes images; name the folder for them"});
+  const bool to_probabilities = model.final_softmax || config.loss.from_logits;
+  const int64_t channels = image_channels(config.data.images);
+  Stopwatch clock;
+  std::string lines;
+  int64_t done = 0, skipped = 0;
+  for (const InputFile& file : input_files(options.input)) {
+    Image image;
+    try {
+      image = decode_image(read_file_bytes(file.path), file.path, channels);
+    } catch (const DataError& e) {
+      if (config.data.on_bad_file == BadFilePolicy::kError)
+        throw DataError(e.what(), "remove or replace the file, or set data.on_bad_file: skip");
+      log().warn("skipping {}", e.what());
+      ++skipped;
+      continue;
+    }
+    const torch::Tensor input = model_input(image, config, !images_out, device);
+    if (images_out) {
+      const ImageModel apply = [&](const torch::Tensor& x) { return model.forward(x); };
+      const Image restored = to_image(infer_tiled(apply, input, options.tiles), config.data.images);
+      const fs::path target = fs::path(options.output) / fs::path(file.relative).replace_extension(".png");
+      std::error_code ignored;  // a folder that cannot be made fails the write, which names it
+      fs::create_directories(target.parent_path(), ignored);
+      write_file_atomic(target.string(), encode_png(restored, target.string()));
+    } else {
+      const torch::Tensor output = model.forward(input);
+      const torch::Tensor probabilities = to_probabilities ? torch::softmax(output, 1) : output;
+      nlohmann::ordered_json line;
+      line["file"] = file.path;
+      line["top"] = top_classes(probabilities, *info, options.top_k);
+      lines += json_line(line);
+    }
+    ++done;
+  }
+  if (!images_out) {
+    if (options.output.empty()) {
+      std::fwrite(lines.data(), 1, lines.size(), stdout);
+    } else {
+      std::error_code ignored;
+      fs::create_directories(options.output, ignored);
+      write_file_atomic((fs::path(options.output) / "predictions.jsonl").string(), lines);
+    }
+  }
+  log().info("predicted {} file{} in {:.1f} s{}{}", done, done == 1 ? "" : "s", clock.seconds(),
+             skipped > 0 ? ", " + std::to_string(skipped) + " skipped" : "",
+             options.output.empty() ? "" : "; output in " + options.output);
+  return done;
+}
+
+}  // namespace trainer

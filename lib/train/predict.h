@@ -1,0 +1,28 @@
+#pragma once
+// `trainer predict`: a checkpoint's model applied to image files. A
+// classifier gives each file's top-k classes, one JSON line per file; an
+// image-to-image model (image_pairs, image_degrade) writes each output image
+// at its input's full size, whole or in tiles.
+#include <cstdint>
+#include <string>
+
+#include "config/experiment_config.h"
+#include "train/tile_options.h"
+
+namespace trainer {
+
+struct PredictOptions {
+  std::string checkpoint;
+  std::string input;   // an image file, or a folder searched with its subfolders
+  std::string output;  // a folder; classifiers without one print to stdout
+  int64_t top_k = 5;
+  TileOptions tiles;
+};
+
+// Returns the number of files predicted. Throws DataError naming a file that
+// cannot be read (skipped with a warning under data.on_bad_file: skip),
+// IoError naming an output that cannot be written; every file written is
+// complete (written under a temporary name, then renamed).
+int64_t run_predict(const ExperimentConfig& config, const PredictOptions& options);
+
+}  // namespace trainer

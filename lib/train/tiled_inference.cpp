@@ -1,0 +1,66 @@
+#include "train/tiled_inference.h"
+
+#include <algorithm>
+
+namespace trainer {
+namespace {
+
+namespace F = torch::nn::functional;
+
+int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+// `x` padded by reflection on every side, `pad` = {left, right, top, bottom}.
+// Reflection needs the padding smaller than the side: larger amounts are
+// made in steps.
+torch::Tensor reflect_pad(torch::Tensor x, std::vector<int64_t> pad) {
+  while (std::any_of(pad.begin(), pad.end(), [](int64_t p) { return p > 0; })) {
+    const int64_t h = x.size(2), w = x.size(3);
+    std::vector<int64_t> step{std::min(pad[0], w - 1), std::min(pad[1], w - 1), std::min(pad[2], h - 1),
+                              std::min(pad[3], h - 1)};
+    if (std::all_of(step.begin(), step.end(), [](int64_t p) { return p == 0; }))  // a 1-pixel side: repeat it
+      return F::pad(x, F::PadFuncOptions(pad).mode(torch::kReplicate));
+    x = F::pad(x, F::PadFuncOptions(step).mode(torch::kReflect));
+    for (size_t i = 0; i < 4; ++i) pad[i] -= step[i];
+  }
+  return x;
+}
+
+// The model on `piece`, padded on the right and bottom to at least
+// `min_side` (the last tiles of a row or column, which the image's edge cuts
+// short, are given a whole tile's size) and up to the multiple, and cropped
+// back.
+torch::Tensor run_padded(const ImageModel& model, const torch::Tensor& piece, int64_t multiple, int64_t min_side) {
+  const int64_t h = piece.size(2), w = piece.size(3);
+  const int64_t extra_h = round_up(std::max(h, min_side), multiple) - h;
+  const int64_t extra_w = round_up(std::max(w, min_side), multiple) - w;
+  const torch::Tensor input = extra_h + extra_w > 0 ? reflect_pad(piece, {0, extra_w, 0, extra_h}) : piece;
+  return model(input).narrow(2, 0, h).narrow(3, 0, w);
+}
+
+}  // namespace
+
+torch::Tensor infer_tiled(const ImageModel& model, const torch::Tensor& image, const TileOptions& options) {
+  const int64_t h = image.size(2), w = image.size(3);
+  const int64_t multiple = std::max<int64_t>(1, options.multiple);
+  const int64_t overlap = std::max<int64_t>(0, options.overlap);
+  // Each tile writes the centre of what it reads, `core` pixels square: a
+  // multiple of `multiple`, so that every tile sits on the grid of the
+  // model's strides as the whole image would, and tiles agree with it. The
+  // whole image is one tile; the context beyond the image's edges is its
+  // reflection either way.
+  const int64_t core = options.tile <= 0 ? std::max(h, w)
+                                          : std::max(multiple, (options.tile - 2 * overlap) / multiple * multiple);
+  const torch::Tensor context = overlap > 0 ? reflect_pad(image, {overlap, overlap, overlap, overlap}) : image;
+  torch::Tensor out;
+  for (int64_t top = 0; top < h; top += core)
+    for (int64_t left = 0; left < w; left += core) {
+      const int64_t core_h = std::min(core, h - top), core_w = std::min(core, w - left);
+      const torch::Tensor piece = context.narrow(2, top, core_h + 2 * overlap).narrow(3, left, core_w + 2 * overlap);
+      const torch::Tensor result = run_padded(model, piece, multiple, options.tile > 0 ? core + 2 * overlap : 0);
+      if (!out.defined()) out = torch::empty({image.size(0), result.size(1), h, w}, result.options());
+      out.narrow(2, top, core_h).narrow(3, left, core_w).copy_(result.narrow(2, overlap, core_h).narrow(3, overlap, core_w));
+    }
+  return out;
+}
+
+}  // namespace trainer
