@@ -108,6 +108,19 @@ struct PaddedPoolImpl : torch::nn::Module {
 };
 TORCH_MODULE(PaddedPool);
 
+// Group (and instance) normalisation that takes bf16/fp16 inputs: CPU
+// autocast in LibTorch 1.13 leaves group_norm out of its float32 list, and
+// the float32 weights then meet a bf16 input. As CUDA autocast does for it,
+// the statistics are taken in float32. The same parameters, under the same
+// names, as torch::nn::GroupNorm.
+struct Fp32GroupNormImpl : torch::nn::GroupNormImpl {
+  using torch::nn::GroupNormImpl::GroupNormImpl;
+  torch::Tensor forward(const torch::Tensor& x) {
+    return torch::nn::GroupNormImpl::forward(x.scalar_type() == torch::kFloat ? x : x.to(torch::kFloat));
+  }
+};
+TORCH_MODULE(Fp32GroupNorm);
+
 // Rows and columns cut from each side: amounts, not a size, so that a fully
 // convolutional model runs on images of any size (trainer predict).
 struct Crop2dImpl : torch::nn::Module {

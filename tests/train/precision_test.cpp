@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "device/autocast.h"
+#include "models/layers.h"
 #include "train/loss_scaler.h"
 #include "util/error.h"
 
@@ -107,4 +108,20 @@ TEST_CASE("CPU autocast runs a linear layer in bf16 and leaves no stale weight c
   const auto expected = linear->forward(input);
   CHECK(torch::allclose(second.to(torch::kFloat32), expected, 0.05, 0.05));
   CHECK_FALSE(torch::allclose(second.to(torch::kFloat32), first.to(torch::kFloat32), 0.05, 0.05));
+}
+
+TEST_CASE("group and instance norms take bf16 inputs under CPU autocast, in float32", "[precision]") {
+  torch::manual_seed(5);
+  torch::nn::Conv2d conv(torch::nn::Conv2dOptions(3, 4, 3));
+  Fp32GroupNorm instance(torch::nn::GroupNormOptions(4, 4)), groups(torch::nn::GroupNormOptions(2, 4));
+  const auto input = torch::randn({2, 3, 9, 9});
+  AutocastScope scope(torch::kCPU, torch::kBFloat16);
+  const torch::Tensor features = conv->forward(input);
+  REQUIRE(features.scalar_type() == torch::kBFloat16);
+  // torch::nn::GroupNorm itself fails here: its float32 weights meet the bf16 input.
+  const torch::Tensor normalised = instance->forward(features);
+  CHECK(normalised.scalar_type() == torch::kFloat32);
+  CHECK(torch::allclose(normalised, torch::group_norm(features.to(torch::kFloat), 4, instance->weight, instance->bias),
+                        1e-5, 1e-5));
+  CHECK(groups->forward(features).scalar_type() == torch::kFloat32);
 }
