@@ -8,13 +8,10 @@
 #include "data/image_pairs_index.h"
 #include "data/image_patch_splits.h"
 #include "util/error.h"
-#include "util/logging.h"
-#include "util/stopwatch.h"
 
 namespace trainer {
 
 DataSplits load_image_degrade(const DataConfig& config, int64_t seed) {
-  Stopwatch clock;
   const std::vector<std::string> images = index_images_below(config.path);
   std::vector<std::string> valid_images;
   std::optional<int64_t> valid_count;
@@ -34,13 +31,7 @@ DataSplits load_image_degrade(const DataConfig& config, int64_t seed) {
     valid.push_back({-1, static_cast<int64_t>(files.size())});
     files.push_back(valid_count ? valid_images[static_cast<size_t>(i)] : images[static_cast<size_t>(i)]);
   }
-  log().info("decoding {} + {} sharp images on {} thread{}", train.size(), valid.size(), config.workers,
-             config.workers == 1 ? "" : "s");
-  auto cache = std::make_shared<const ImageCache>(std::move(files), config);
-  DataSplits splits = patch_splits(cache, usable_pairs(*cache, train, config, "training images"),
-                                   usable_pairs(*cache, valid, config, "validation images"), config, seed);
-  log().info("decoded in {:.1f} s", clock.seconds());
-  return splits;
+  return decode_patch_splits(std::move(files), train, valid, config, seed, "sharp images");
 }
 
 std::optional<DataInfo> preview_image_degrade(const DataConfig& config) {

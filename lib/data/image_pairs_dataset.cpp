@@ -9,8 +9,6 @@
 #include "data/image_patch_splits.h"
 #include "data/image_tensor.h"
 #include "util/error.h"
-#include "util/logging.h"
-#include "util/stopwatch.h"
 
 namespace trainer {
 namespace {
@@ -24,7 +22,6 @@ std::vector<ImagePair> pick(const std::vector<ImagePair>& pairs, const std::vect
 }  // namespace
 
 DataSplits load_image_pairs(const DataConfig& config, int64_t seed) {
-  Stopwatch clock;
   const std::vector<ImagePair> pairs = index_image_pairs(config.path, config.pairs.input, config.pairs.target);
   const auto count = static_cast<int64_t>(pairs.size());
   std::vector<ImagePair> train, valid;
@@ -38,8 +35,6 @@ DataSplits load_image_pairs(const DataConfig& config, int64_t seed) {
     train = pick(pairs, split.train);
     valid = pick(valid_pairs, split.valid);
   }
-  log().info("decoding {} + {} image pairs on {} thread{}", train.size(), valid.size(), config.workers,
-             config.workers == 1 ? "" : "s");
   // One cache, one budget: the training pairs' files first, then validation's.
   std::vector<std::string> files;
   std::vector<PatchPair> train_pairs, valid_pairs;
@@ -50,11 +45,7 @@ DataSplits load_image_pairs(const DataConfig& config, int64_t seed) {
       files.push_back(pair.input);
       files.push_back(pair.target);
     }
-  auto cache = std::make_shared<const ImageCache>(std::move(files), config);
-  DataSplits splits = patch_splits(cache, usable_pairs(*cache, train_pairs, config, "training pairs"),
-                                   usable_pairs(*cache, valid_pairs, config, "validation pairs"), config, seed);
-  log().info("decoded in {:.1f} s", clock.seconds());
-  return splits;
+  return decode_patch_splits(std::move(files), train_pairs, valid_pairs, config, seed, "image pairs");
 }
 
 std::optional<DataInfo> preview_image_pairs(const DataConfig& config) {

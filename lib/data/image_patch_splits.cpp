@@ -5,6 +5,7 @@
 #include "data/image_tensor.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/stopwatch.h"
 
 namespace trainer {
 namespace {
@@ -81,6 +82,19 @@ DataSplits patch_splits(std::shared_ptr<const ImageCache> cache, const std::vect
   splits.info = patch_info(config, train_source->sample_shape());
   splits.train = source_dataset(std::move(train_source));
   splits.valid = source_dataset(std::move(valid_source));
+  return splits;
+}
+
+DataSplits decode_patch_splits(std::vector<std::string> files, const std::vector<PatchPair>& train,
+                               const std::vector<PatchPair>& valid, const DataConfig& config, int64_t seed,
+                               const std::string& items) {
+  Stopwatch clock;
+  log().info("decoding {} + {} {} on {} thread{}", train.size(), valid.size(), items, config.workers,
+             config.workers == 1 ? "" : "s");
+  auto cache = std::make_shared<const ImageCache>(std::move(files), config);
+  DataSplits splits = patch_splits(cache, usable_pairs(*cache, train, config, "training " + items),
+                                   usable_pairs(*cache, valid, config, "validation " + items), config, seed);
+  log().info("decoded in {:.1f} s", clock.seconds());
   return splits;
 }
 

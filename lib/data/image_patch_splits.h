@@ -25,6 +25,13 @@ std::vector<PatchPair> usable_pairs(const ImageCache& cache, const std::vector<P
 DataSplits patch_splits(std::shared_ptr<const ImageCache> cache, const std::vector<PatchPair>& train,
                         const std::vector<PatchPair>& valid, const DataConfig& config, int64_t seed);
 
+// All of it, from the files: decodes `files` into one cache (one budget,
+// the training files first), leaves out the pairs with a bad file and makes
+// the splits. `items` names them in messages ("pairs", "images").
+DataSplits decode_patch_splits(std::vector<std::string> files, const std::vector<PatchPair>& train,
+                               const std::vector<PatchPair>& valid, const DataConfig& config, int64_t seed,
+                               const std::string& items);
+
 // DataInfo of an image-to-image data set whose samples are `shape`.
 DataInfo patch_info(const DataConfig& config, std::vector<int64_t> shape);
 
