@@ -73,9 +73,14 @@ void apply_override(YAML::Node& root, const std::string& text, ReadContext& cont
 // Defaults that depend on other keys; `root` says which keys were given.
 void resolve_defaults(ExperimentConfig& config, const YAML::Node& root) {
   // Image targets: an image loss and image metrics, unless the file says.
+  const bool loss_given = root["loss"] && root["loss"]["name"];
   if (has_image_targets(config.data)) {
     if (!root["metrics"]) config.metrics = {"psnr", "ssim"};
-    if (!root["loss"] || !root["loss"]["name"]) config.loss.name = LossKind::kL1;
+    if (!loss_given) config.loss.name = LossKind::kL1;
+  } else if (has_real_targets(config.data)) {
+    // Regression: Keras's usual pair.
+    if (!root["metrics"]) config.metrics = {"mae"};
+    if (!loss_given) config.loss.name = LossKind::kMse;
   }
   auto& optimizer = config.optimizer;
   if (!optimizer.lr)

@@ -4,7 +4,7 @@
 
 namespace trainer {
 
-enum class DatasetKind { kReuters, kFashionMnist, kMnist, kSynthetic, kImageFolder, kImagePairs, kImageDegrade };
+enum class DatasetKind { kReuters, kFashionMnist, kMnist, kSynthetic, kImageFolder, kImagePairs, kImageDegrade, kTabular };
 template <> struct EnumTable<DatasetKind> {
   static constexpr EnumName<DatasetKind> entries[] = {
       {DatasetKind::kReuters, "reuters"},
@@ -13,7 +13,8 @@ template <> struct EnumTable<DatasetKind> {
       {DatasetKind::kSynthetic, "synthetic"},
       {DatasetKind::kImageFolder, "image_folder"},
       {DatasetKind::kImagePairs, "image_pairs"},
-      {DatasetKind::kImageDegrade, "image_degrade"}};
+      {DatasetKind::kImageDegrade, "image_degrade"},
+      {DatasetKind::kTabular, "tabular"}};
 };
 
 // What a file that cannot be read does to the data set: stops the run (a data
@@ -22,6 +23,14 @@ enum class BadFilePolicy { kError, kSkip };
 template <> struct EnumTable<BadFilePolicy> {
   static constexpr EnumName<BadFilePolicy> entries[] = {{BadFilePolicy::kError, "error"},
                                                         {BadFilePolicy::kSkip, "skip"}};
+};
+
+// What a tabular data set's target column holds: class labels (integers,
+// or names numbered in sorted order) or real values to regress.
+enum class TabularTask { kClassification, kRegression };
+template <> struct EnumTable<TabularTask> {
+  static constexpr EnumName<TabularTask> entries[] = {{TabularTask::kClassification, "classification"},
+                                                      {TabularTask::kRegression, "regression"}};
 };
 
 // Where decoded images are kept between epochs: in memory (up to

@@ -60,6 +60,26 @@ struct PairsConfig {
   }
 };
 
+// tabular: which values are features and which the target.
+struct TabularConfig {
+  TabularTask task = TabularTask::kClassification;
+  std::string target;
+  std::string features = "x";
+  std::string targets_path;
+  bool standardize = false;
+
+  template <class V> void visit_fields(V& v) {
+    v("task", task, "classification (the target holds class labels: integers from 0, or names, numbered in "
+                    "sorted order) or regression (real values; one target column, or a 2-D targets array).");
+    v("target", target, "CSV: the target column's name (empty: the last column; the others are the features); "
+                        ".npz: the targets array's name (empty: y).");
+    v("features", features, ".npz: the features array's name (a 2-D array, a row per sample).", not_empty());
+    v("targets_path", targets_path, ".npy features: the .npy file of their targets (required).");
+    v("standardize", standardize, "Shift and scale every feature to mean 0 and standard deviation 1 over the "
+                                  "training rows (validation rows with the same numbers).");
+  }
+};
+
 // How the image data sets bring their files to tensors.
 struct ImagesConfig {
   Dims size;
@@ -115,6 +135,7 @@ struct DataConfig {
   BadFilePolicy on_bad_file = BadFilePolicy::kError;
   ImagesConfig images;
   PairsConfig pairs;
+  TabularConfig tabular;
   int64_t patch_size = 0;
   int64_t patches_per_image = 1;
   CacheMode cache = CacheMode::kMemory;
@@ -127,14 +148,16 @@ struct DataConfig {
     v("dataset", dataset, "Which data set: reuters, fashion_mnist, mnist, synthetic, image_folder (one "
                           "subfolder of images per class, as Keras's image_dataset_from_directory), image_pairs "
                           "(input images and target images, e.g. blurred and sharp) or image_degrade (sharp images, "
-                          "degraded on the fly into inputs: see degrade).");
+                          "degraded on the fly into inputs: see degrade) or tabular (rows of numbers from a CSV file, a .npy or an "
+                          ".npz: see tabular).");
     v("path", path,
       "Where the data is. reuters: Keras's reuters.npz or the folder of the Reuters-21578 .sgm files "
       "(default: $TRAINER_DATA_DIR/reuters.npz or reuters21578/, then cache_dir/reuters.npz, then a download); "
       "fashion_mnist/mnist: the folder of IDX files (default $TRAINER_DATA_DIR/fashion-mnist or mnist/, then "
       "/usr/share/datasets/fashion-mnist for fashion_mnist); image_folder: the training folder, one subfolder "
       "of images per class (required); image_pairs: the folder of the pairs (required); image_degrade: the folder "
-      "of the sharp images, searched with its subfolders (required).");
+      "of the sharp images, searched with its subfolders (required); tabular: the .csv (a header row of column "
+      "names), .npy or .npz file (required).");
     v("cache_dir", cache_dir, "reuters: where reuters.npz is looked for and downloaded to (Keras's cache).",
       not_empty());
     v("download", download, "reuters: download reuters.npz when it is nowhere to be found.");
@@ -147,8 +170,8 @@ struct DataConfig {
       at_least(0));
     v("test_split", test_split, "reuters: fraction of newswires held out for validation.",
       Check<double>([](const double& x) { return (x > 0 && x < 1) ? "" : "a number in (0, 1)"; }));
-    v("split_seed", split_seed, "reuters and image_folder: seed of the shuffle before the split (Keras's reuters: "
-                                "113).", at_least(0));
+    v("split_seed", split_seed, "reuters, image_folder, image_pairs, image_degrade, tabular: seed of the shuffle "
+                                "before the split (Keras's reuters: 113).", at_least(0));
     v("start_char", start_char, "reuters: index that starts every sequence.", at_least(0));
     v("oov_char", oov_char, "reuters: index of out-of-vocabulary words.", at_least(0));
     v("index_from", index_from, "reuters: word indices are shifted up by this.", at_least(0));
@@ -166,10 +189,10 @@ struct DataConfig {
     v("workers", workers, "Background threads that assemble batches.", int_in_range(1, 64));
     v("prefetch", prefetch, "Batches assembled ahead of the training step.", int_in_range(1, 1024));
     v("validation_path", validation_path,
-      "image_folder, image_pairs, image_degrade: the folder of validation images (for image_folder with the training "
+      "image_folder, image_pairs, image_degrade: the folder of validation images; tabular: a file of validation rows (for image_folder with the training "
       "folder's class subfolders); empty: validation_split of the training folder.");
     v("validation_split", validation_split,
-      "image_folder, image_pairs and image_degrade without validation_path: the fraction held out for validation, after a "
+      "image_folder, image_pairs, image_degrade and tabular without validation_path: the fraction held out for validation, after a "
       "shuffle seeded by split_seed (the split Keras's image_dataset_from_directory makes with that seed).",
       Check<double>([](const double& x) { return (x > 0 && x < 1) ? "" : "a number in (0, 1)"; }));
     v("on_bad_file", on_bad_file, "An image that cannot be decoded: error (a data error naming it) or skip "
@@ -177,6 +200,7 @@ struct DataConfig {
     v("images", images, "How image files become tensors (image_folder, image_pairs, image_degrade: inputs and "
                         "targets alike).");
     v("pairs", pairs, "image_pairs: which folders hold inputs and targets.");
+    v("tabular", tabular, "tabular: the target and the features, the task.");
     v("patch_size", patch_size, "image_pairs, image_degrade: the model sees square windows of this many pixels "
                                 "cut from the images (the same window of input and target; a random one in "
                                 "training, one fixed per sample in validation); 0: whole images, which must then "
@@ -197,6 +221,13 @@ struct DataConfig {
 // Data sets whose targets are images (regression per pixel), not classes.
 inline bool has_image_targets(const DataConfig& data) {
   return data.dataset == DatasetKind::kImagePairs || data.dataset == DatasetKind::kImageDegrade;
+}
+
+// Data sets whose targets are real values (images, or a regression's), not
+// class labels.
+inline bool has_real_targets(const DataConfig& data) {
+  return has_image_targets(data) ||
+         (data.dataset == DatasetKind::kTabular && data.tabular.task == TabularTask::kRegression);
 }
 
 struct ModelConfig {

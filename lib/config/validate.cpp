@@ -11,30 +11,34 @@ namespace {
 
 void validate_metrics(const ExperimentConfig& config, ReadContext& context) {
   const bool images = has_image_targets(config.data);
+  const bool real = has_real_targets(config.data);
   const std::string dataset = to_string(config.data.dataset);
+  const std::string targets = images ? dataset + " has image targets" : dataset + " has real-valued targets (task: regression)";
   for (const auto& name : config.metrics) {
     const auto spec = parse_metric(name);
+    const bool image_metric = spec && (spec->kind == MetricKind::kPsnr || spec->kind == MetricKind::kSsim);
     if (!spec)
       context.problem(context.location_of("metrics"),
                       "metrics: unknown metric '" + name + "'; expected accuracy, topK (e.g. top5), mse, mae, psnr "
                       "or ssim (the loss is always reported)");
-    else if (images && spec->needs_classes())
-      context.problem(context.location_of("metrics"), "metrics: " + name + " counts right classes, and " + dataset +
-                                                          " has image targets; use psnr, ssim, mse or mae");
-    else if (!images && (spec->kind == MetricKind::kPsnr || spec->kind == MetricKind::kSsim))
-      context.problem(context.location_of("metrics"), "metrics: " + name + " compares images, and " + dataset +
-                                                          " has class labels; use accuracy or topK");
+    else if (real && spec->needs_classes())
+      context.problem(context.location_of("metrics"), "metrics: " + name + " counts right classes, and " + targets +
+                                                          (images ? "; use psnr, ssim, mse or mae" : "; use mse or mae"));
+    else if (!images && image_metric)
+      context.problem(context.location_of("metrics"),
+                      "metrics: " + name + " compares images, and " + dataset +
+                          (real ? " has real-valued targets; use mse or mae" : " has class labels; use accuracy or topK"));
   }
-  if (images && config.loss.name == LossKind::kSparseCategoricalCrossentropy)
+  if (real && config.loss.name == LossKind::kSparseCategoricalCrossentropy)
     context.problem(context.location_of_any({"loss.name", "data.dataset"}),
-                    "loss.name: " + dataset + " has image targets, not classes; use l1, mse or charbonnier");
+                    "loss.name: " + targets + ", not classes; use " + (images ? "l1, mse or charbonnier" : "mse, mae or l1"));
 }
 
 // Probabilities the loss expects, logits the model gives: it would train to a
 // loss near zero at chance accuracy without a word (log of clipped values).
 void validate_loss_input(const ExperimentConfig& config, ReadContext& context) {
   if (config.model.layers.empty() || config.loss.name != LossKind::kSparseCategoricalCrossentropy ||
-      has_image_targets(config.data) ||
+      has_real_targets(config.data) ||
       config.loss.from_logits || config.model.layers.back().activation == Activation::kSoftmax)
     return;
   const std::string last = "model.layers[" + std::to_string(config.model.layers.size() - 1) + "]";
@@ -81,6 +85,12 @@ void validate_images(const DataConfig& data, ReadContext& context) {
                                                       "images (one subfolder per class)");
   if (data.dataset == DatasetKind::kImagePairs && data.path.empty())
     context.problem(context.location_of("data.path"), "data.path: image_pairs needs the folder of the pairs");
+  if (data.dataset == DatasetKind::kTabular && data.path.empty())
+    context.problem(context.location_of("data.path"), "data.path: tabular needs the .csv, .npy or .npz file");
+  if (data.dataset == DatasetKind::kTabular && data.path.size() >= 4 && data.path.substr(data.path.size() - 4) == ".npy" &&
+      data.tabular.targets_path.empty())
+    context.problem(context.location_of("data.tabular.targets_path"),
+                    "data.tabular.targets_path: .npy features need the .npy file of their targets");
   if (data.dataset == DatasetKind::kImageDegrade && data.path.empty())
     context.problem(context.location_of("data.path"), "data.path: image_degrade needs the folder of the sharp images");
   if (!has_image_targets(data)) {

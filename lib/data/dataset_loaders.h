@@ -30,6 +30,9 @@ DataSplits load_image_pairs(const DataConfig& config, int64_t seed);
 // Sharp images and their degraded copies, made as they are used.
 DataSplits load_image_degrade(const DataConfig& config, int64_t seed);
 
+// Rows of numbers from a CSV, .npy or .npz file (data.tabular).
+DataSplits load_tabular(const DataConfig& config);
+
 // Random inputs with learnable labels, for tests and benchmarks.
 DataSplits load_synthetic(const SyntheticConfig& config, int64_t seed);
 

@@ -25,6 +25,8 @@ DataSplits load_by_kind(const DataConfig& config, int64_t seed) {
       return load_image_pairs(config, seed);
     case DatasetKind::kImageDegrade:
       return load_image_degrade(config, seed);
+    case DatasetKind::kTabular:
+      return load_tabular(config);
   }
   throw std::logic_error("unhandled dataset kind");
 }
@@ -47,6 +49,8 @@ std::optional<DataInfo> preview_dataset(const DataConfig& config) {
       return preview_image_pairs(config);
     case DatasetKind::kImageDegrade:
       return preview_image_degrade(config);
+    case DatasetKind::kTabular:
+      return std::nullopt;  // the file must be read to know its columns and classes
   }
   throw std::logic_error("unhandled dataset kind");
 }

@@ -1,5 +1,6 @@
 #include "data/npy_format.h"
 
+#include <cstring>
 #include <regex>
 
 #include "util/error.h"
@@ -79,6 +80,33 @@ std::vector<int64_t> npy_to_int64(const NpyArray& array, const std::string& name
     for (size_t b = width; b-- > 0;) value = (value << 8) | static_cast<unsigned char>(array.data[i * width + b]);
     if (is_signed && width < 8 && (value >> (8 * width - 1)) & 1) value |= ~uint64_t{0} << (8 * width);
     out[static_cast<size_t>(i)] = static_cast<int64_t>(value);
+  }
+  return out;
+}
+
+std::vector<double> npy_to_double(const NpyArray& array, const std::string& name) {
+  if (array.fortran_order && array.shape.size() > 1)
+    throw DataError(name + ": the array is in Fortran order", "save it with numpy in C order (np.ascontiguousarray)");
+  static const std::regex floating(R"(^([<|=])f([48])$)");
+  std::smatch match;
+  if (!std::regex_match(array.descr, match, floating)) {
+    const std::vector<int64_t> integers = npy_to_int64(array, name);
+    return {integers.begin(), integers.end()};
+  }
+  const size_t width = std::stoul(match[2].str());
+  const int64_t count = array.count();
+  if (array.data.size() % width != 0 || static_cast<uint64_t>(count) != array.data.size() / width)
+    throw DataError(name + ": holds " + std::to_string(array.data.size()) + " bytes of data, but its shape declares " +
+                    std::to_string(count) + " values of " + std::to_string(width) + " bytes (truncated?)");
+  std::vector<double> out(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    if (width == 4) {
+      float value;
+      std::memcpy(&value, array.data.data() + i * 4, 4);
+      out[static_cast<size_t>(i)] = value;
+    } else {
+      std::memcpy(&out[static_cast<size_t>(i)], array.data.data() + i * 8, 8);
+    }
   }
   return out;
 }

@@ -23,4 +23,8 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name);
 // other dtypes.
 std::vector<int64_t> npy_to_int64(const NpyArray& array, const std::string& name);
 
+// Float (4 or 8 byte) or integer arrays as double, in C order. Throws
+// DataError for other dtypes, Fortran order, or data short of the shape.
+std::vector<double> npy_to_double(const NpyArray& array, const std::string& name);
+
 }  // namespace trainer

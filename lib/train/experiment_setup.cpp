@@ -7,6 +7,7 @@
 #include "util/error.h"
 #include "util/logging.h"
 #include "util/stopwatch.h"
+#include "util/text.h"
 
 namespace trainer {
 
@@ -34,14 +35,16 @@ void check_outputs_fit_targets(const ExperimentConfig& config, const Model& mode
   if (info.target_shape.empty()) return;
   const auto& shape = model.summary.back().output_shape;
   const bool ssim = std::find(config.metrics.begin(), config.metrics.end(), "ssim") != config.metrics.end();
-  if (ssim && (info.target_shape.at(1) < kSsimWindow || info.target_shape.at(2) < kSsimWindow))
+  if (ssim && info.target_shape.size() == 3 && (info.target_shape.at(1) < kSsimWindow || info.target_shape.at(2) < kSsimWindow))
     throw ConfigError({"metrics: ssim needs images of at least " + std::to_string(kSsimWindow) + " x " +
                        std::to_string(kSsimWindow) + " pixels; the " + info.name + " targets are " +
                        shape_text(info.target_shape)});
   if (shape == info.target_shape) return;
   throw ConfigError({"model.layers[" + std::to_string(config.model.layers.size() - 1) + "]: the model outputs " +
                      shape_text(shape) + " but the " + info.name + " targets are " + shape_text(info.target_shape) +
-                     "; the last layer must give the targets' channels and size"});
+                     (info.target_shape.size() == 1 ? "; the last layer must give one output per target (units: " +
+                                                          std::to_string(info.target_shape[0]) + ")"
+                                                    : "; the last layer must give the targets' channels and size")});
 }
 
 }  // namespace
@@ -69,8 +72,9 @@ Experiment prepare_experiment(const ExperimentConfig& config, const torch::Devic
   const auto& info = data.info;
   std::string shape;
   for (auto d : info.input_shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
-  const std::string targets = info.target_shape.empty() ? std::to_string(info.classes) + " classes"
-                                                        : "image targets of the same shape";
+  std::string targets = std::to_string(info.classes) + " classes";
+  if (info.target_shape.size() == 1) targets = count_of(info.target_shape[0], "real target");
+  if (info.target_shape.size() > 1) targets = "image targets of the same shape";
   log().info("data: {}, {} train / {} valid samples, input {} {}, {} ({:.1f} s)", info.name, info.train_size,
              info.valid_size, shape, info.token_inputs ? "tokens < " + std::to_string(info.vocabulary) : "floats",
              targets, clock.seconds());

@@ -267,6 +267,30 @@ TEST_CASE("patches, cache, augmentations and degradations: what they accept and 
              Catch::Contains("data.augment: augments image_pairs and image_degrade, not image_folder"));
 }
 
+TEST_CASE("tabular: classification by default, regression's losses and metrics", "[config][tabular]") {
+  const std::string classifier = "model:\n  layers:\n    - {type: dense, units: classes, activation: softmax}\n";
+  const std::string regressor = "model:\n  layers:\n    - {type: dense, units: 1}\n";
+  CHECK(problems_of(classifier + "data: {dataset: tabular, path: t.csv, tabular: {target: kind, standardize: true}}\n")
+            .empty());
+  const std::string regression = regressor + "data: {dataset: tabular, path: t.csv, tabular: {task: regression}}\n";
+  CHECK(problems_of(regression).empty());
+  const ExperimentConfig defaults = parse_experiment(regression, "exp.yaml");
+  CHECK(defaults.loss.name == LossKind::kMse);
+  CHECK(defaults.metrics == std::vector<std::string>{"mae"});
+  CHECK(problems_of(regression + "loss: {name: mae}\nmetrics: [mse]\n").empty());
+  CHECK_THAT(problems_of(regression + "metrics: [accuracy]\n").at(0),
+             Catch::Contains("metrics: accuracy counts right classes, and tabular has real-valued targets"));
+  CHECK_THAT(problems_of(regression + "metrics: [psnr]\n").at(0), Catch::Contains("psnr compares images"));
+  CHECK_THAT(problems_of(regression + "loss: {name: sparse_categorical_crossentropy}\n").at(0),
+             Catch::Contains("loss.name: tabular has real-valued targets (task: regression), not classes"));
+  CHECK_THAT(problems_of(classifier + "data: {dataset: tabular}\n").at(0),
+             Catch::Contains("data.path: tabular needs the .csv, .npy or .npz file"));
+  CHECK_THAT(problems_of(classifier + "data: {dataset: tabular, path: x.npy}\n").at(0),
+             Catch::Contains("data.tabular.targets_path: .npy features need the .npy file of their targets"));
+  CHECK_THAT(problems_of(regressor + "data: {dataset: tabular, path: t.csv, tabular: {task: ranking}}\n").at(0),
+             Catch::Contains("data.tabular.task") && Catch::Contains("regression"));
+}
+
 TEST_CASE("image_pairs: image losses and metrics only, and the classifiers' only elsewhere", "[config][image_pairs]") {
   const std::string model = "model:\n  layers:\n    - {type: conv2d, filters: 3, kernel_size: 3, padding: same}\n";
   const std::string pairs = model + "data: {dataset: image_pairs, path: gopro/train}\n";

@@ -1,0 +1,143 @@
+// tabular: CSV (quoting, class names, errors with their lines), .npy and
+// .npz; class labels and regression targets; the split and standardising.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <set>
+
+#include "data/csv_table.h"
+#include "data/dataset.h"
+#include "test_paths.h"
+#include "util/error.h"
+
+using namespace trainer;
+
+namespace {
+
+std::string write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// A .npy file of float64 (fortran_order False) or int64 values.
+std::string npy(const std::vector<int64_t>& shape, const std::string& descr, const std::string& data) {
+  std::string dims;
+  for (int64_t d : shape) dims += std::to_string(d) + ",";
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY\x01";
+  out += '\0';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  return out + header + data;
+}
+
+template <class T> std::string bytes_of(const std::vector<T>& values) {
+  return {reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)};
+}
+
+DataConfig tabular(const std::string& path) {
+  DataConfig config;
+  config.dataset = DatasetKind::kTabular;
+  config.path = path;
+  config.validation_split = 0.25;
+  return config;
+}
+
+}  // namespace
+
+TEST_CASE("CSV: quoted fields, line ends, blank lines; the errors name the line", "[data][tabular]") {
+  const CsvTable table = parse_csv("\xEF\xBB\xBF" "a,\"b, with \"\"quotes\"\"\",c\r\n1,2,\"x\ny\"\n\n3,4,z\n", "t.csv");
+  REQUIRE(table.header.size() == 3);
+  CHECK(table.header[1] == "b, with \"quotes\"");
+  REQUIRE(table.rows.size() == 2);
+  CHECK(table.rows[0][2] == "x\ny");
+  CHECK(table.lines == std::vector<int64_t>{2, 5});
+  CHECK_THROWS_WITH(parse_csv("a,b\n1,2\n3\n", "t.csv"), Catch::Contains("t.csv:3: 1 fields, the header has 2"));
+  CHECK_THROWS_WITH(parse_csv("a,b\n1,\"2\n", "t.csv"), Catch::Contains("t.csv:2: a quoted field is not closed"));
+  CHECK_THROWS_WITH(parse_csv("a,b\n1,\"2\"x\n", "t.csv"), Catch::Contains("t.csv:2: text after a quoted field"));
+  CHECK_THROWS_WITH(parse_csv("\n\n", "t.csv"), Catch::Contains("t.csv: empty"));
+}
+
+TEST_CASE("tabular CSV: named classes numbered in sorted order, real targets, errors", "[data][tabular]") {
+  const std::string dir = testing::fresh_dir("tabular-csv");
+  std::string rows = "x1,x2,kind\n";
+  for (int i = 0; i < 8; ++i) rows += std::to_string(i) + "," + std::to_string(10 * i) + "," + (i % 2 ? "owl" : "cat") + "\n";
+  DataConfig config = tabular(write(dir + "/t.csv", rows));
+  const DataSplits data = load_dataset(config, 1);
+  CHECK(data.info.input_shape == std::vector<int64_t>{2});
+  CHECK(data.info.classes == 2);
+  CHECK(data.info.class_names == std::vector<std::string>{"cat", "owl"});
+  CHECK(data.train.size() == 6);
+  CHECK(data.valid.size() == 2);
+  // Each row keeps its label: odd first features are owls (1).
+  const auto all = torch::cat({data.train.inputs, data.valid.inputs});
+  const auto labels = torch::cat({data.train.labels, data.valid.labels});
+  for (int64_t i = 0; i < 8; ++i) CHECK(labels[i].item<int64_t>() == all[i][0].item<int64_t>() % 2);
+  CHECK(torch::allclose(all.select(1, 1), all.select(1, 0) * 10));
+
+  SECTION("regression on a named column, standardised with the training rows' statistics") {
+    config.tabular.task = TabularTask::kRegression;
+    config.tabular.target = "x2";
+    config.path = write(dir + "/r.csv", "x1,x2,extra\n1,2,5\n2,4,5\n3,6,5\n4,8,5\n");
+    config.tabular.standardize = true;
+    config.validation_split = 0.5;
+    const DataSplits r = load_dataset(config, 1);
+    CHECK(r.info.target_shape == std::vector<int64_t>{1});
+    CHECK(r.train.labels.sizes() == torch::IntArrayRef({2, 1}));
+    CHECK(torch::allclose(r.train.inputs.mean({0}), torch::zeros({2}), 1e-5, 1e-5));
+    // The constant column is shifted, not divided by zero.
+    CHECK(torch::allclose(r.train.inputs.select(1, 1), torch::zeros({2})));
+    // x2 = 2 x1: each row's target still rises with its (standardised) x1.
+    const auto t = r.train.labels.squeeze(1), x1 = r.train.inputs.select(1, 0);
+    CHECK(((t[0] - t[1]) * (x1[0] - x1[1])).item<float>() > 0);
+    CHECK(std::set<float>{t[0].item<float>(), t[1].item<float>()}.size() == 2);
+  }
+  SECTION("a cell that is no number, a missing column, a class only in validation") {
+    config.path = write(dir + "/bad.csv", "x1,x2,kind\n1,2,cat\n3,n/a,owl\n");
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(dir + "/bad.csv:3: column 'x2' holds 'n/a', not a number"));
+    config.path = dir + "/t.csv";
+    config.tabular.target = "species";
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("no column 'species'; its columns: x1, x2, kind"));
+    config.tabular.target = "kind";
+    config.validation_path = write(dir + "/v.csv", "x1,x2,kind\n1,2,cat\n1,2,dog\n");
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(dir + "/v.csv:3: class 'dog' is not among"));
+    config.tabular.task = TabularTask::kRegression;
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("t.csv:2: the target 'cat' is not a number"));
+  }
+}
+
+TEST_CASE("tabular numpy: .npz arrays by name, .npy with a targets file", "[data][tabular]") {
+  const std::string dir = testing::fresh_dir("tabular-npy");
+  const std::vector<double> x{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};  // 6 rows of 2
+  const std::vector<int64_t> y{0, 1, 2, 0, 1, 2};
+  write(dir + "/x.npy", npy({6, 2}, "<f8", bytes_of(x)));
+  write(dir + "/y.npy", npy({6}, "<i8", bytes_of(y)));
+  DataConfig config = tabular(dir + "/x.npy");
+  config.validation_split = 0.5;
+  config.tabular.targets_path = dir + "/y.npy";
+  const DataSplits data = load_dataset(config, 3);
+  CHECK(data.info.classes == 3);
+  CHECK(data.info.input_shape == std::vector<int64_t>{2});
+  const auto all = torch::cat({data.train.inputs, data.valid.inputs});
+  const auto labels = torch::cat({data.train.labels, data.valid.labels});
+  for (int64_t i = 0; i < 6; ++i) CHECK(labels[i].item<int64_t>() == (all[i][0].item<int64_t>() / 2) % 3);
+
+  SECTION("regression targets of two values per row") {
+    write(dir + "/y2.npy", npy({6, 2}, "<f8", bytes_of(x)));
+    config.tabular.targets_path = dir + "/y2.npy";
+    config.tabular.task = TabularTask::kRegression;
+    const DataSplits r = load_dataset(config, 3);
+    CHECK(r.info.target_shape == std::vector<int64_t>{2});
+    CHECK(torch::allclose(r.train.labels, r.train.inputs));
+  }
+  SECTION("fewer targets than rows, labels that are not classes") {
+    write(dir + "/short.npy", npy({5}, "<i8", bytes_of(std::vector<int64_t>{0, 1, 2, 0, 1})));
+    config.tabular.targets_path = dir + "/short.npy";
+    CHECK_THROWS_WITH(load_dataset(config, 3), Catch::Contains("5 targets for the 6 rows"));
+    write(dir + "/real.npy", npy({6}, "<f8", bytes_of(std::vector<double>{0.5, 1, 2, 0, 1, 2})));
+    config.tabular.targets_path = dir + "/real.npy";
+    CHECK_THROWS_WITH(load_dataset(config, 3), Catch::Contains("the targets are not class labels"));
+  }
+}
