@@ -65,6 +65,14 @@ std::string locate_idx_dataset(const DataConfig& config, const std::string& name
   return fashion ? kFashionMnistDir : "data/mnist";
 }
 
+// The class names of the set's documentation (Fashion-MNIST's README; MNIST's
+// classes are the digits themselves).
+std::vector<std::string> idx_class_names(const std::string& name) {
+  if (name == "fashion_mnist")
+    return {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"};
+  return {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+}
+
 }  // namespace
 
 std::optional<DataInfo> preview_idx_dataset(const DataConfig& config, const std::string& name) {
@@ -76,6 +84,7 @@ std::optional<DataInfo> preview_idx_dataset(const DataConfig& config, const std:
     info.name = name;
     info.input_shape = {1, dims[1], dims[2]};
     info.classes = kIdxClasses;
+    info.class_names = idx_class_names(name);
     return info;
   } catch (const DataError&) {
     return std::nullopt;  // loading says what is wrong with the files
@@ -96,6 +105,7 @@ DataSplits load_idx_dataset(const DataConfig& config, const std::string& name) {
   splits.info.name = name;
   splits.info.input_shape = {1, splits.train.inputs.size(2), splits.train.inputs.size(3)};
   splits.info.classes = kIdxClasses;
+  splits.info.class_names = idx_class_names(name);
   return splits;
 }
 

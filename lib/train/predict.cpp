@@ -42,12 +42,15 @@ std::vector<InputFile> input_files(const std::string& input) {
   return files;
 }
 
-// [1, C, H, W] float on `device`, scaled as the model was trained; resized
-// to images.size only for classifiers (image models keep the full size).
-torch::Tensor model_input(const Image& image, const ExperimentConfig& config, bool resize,
+// [1, C, H, W] float on `device`, scaled as the model was trained. A
+// classifier's inputs are brought to the size it was built for (its data
+// set's images.size, or its fixed size: Fashion-MNIST's 28 x 28); an image
+// model's keep their full size.
+torch::Tensor model_input(const Image& image, const ExperimentConfig& config, const DataInfo& info, bool resize,
                           const torch::Device& device) {
   ImagesConfig images = config.data.images;
-  if (!resize) images.size.clear();
+  images.size.clear();
+  if (resize) images.size = {info.input_shape.at(1), info.input_shape.at(2)};
   return image_tensor(image, images).unsqueeze(0).to(device);
 }
 
@@ -82,6 +85,10 @@ nlohmann::ordered_json top_classes(const torch::Tensor& probabilities, const Dat
 int64_t run_predict(const ExperimentConfig& config, const PredictOptions& options) {
   const torch::Device device = primary_device(config.devices.entries);
   configure_runtime(config, device);
+  if (config.data.dataset == DatasetKind::kTabular || config.data.dataset == DatasetKind::kReuters)
+    throw ConfigError({"data.dataset: predict reads image files, and " + std::string(to_string(config.data.dataset)) +
+                       " models take " +
+                       (config.data.dataset == DatasetKind::kReuters ? "token sequences" : "rows of numbers")});
   const std::optional<DataInfo> info = preview_dataset(config.data);
   if (!info)
     throw DataError(config.data.path + ": predict reads the data set's description (its shapes and classes) and "
@@ -96,7 +103,11 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
   if (images_out && options.output.empty())
     throw ConfigError({"--output: an image-to-image model writes images; name the folder for them"});
   const bool to_probabilities = model.final_softmax || config.loss.from_logits;
-  const int64_t channels = image_channels(config.data.images);
+  if (info->input_shape.size() != 3 || info->token_inputs)
+    throw ConfigError({"data.dataset: predict reads image files, and this model takes " +
+                       std::string(info->token_inputs ? "token sequences" : "rows of numbers") + ", not images"});
+  // The channels the model was built for (grey Fashion-MNIST: 1).
+  const int64_t channels = info->input_shape[0];
   Stopwatch clock;
   std::string lines;
   int64_t done = 0, skipped = 0;
@@ -111,7 +122,7 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
       ++skipped;
       continue;
     }
-    const torch::Tensor input = model_input(image, config, !images_out, device);
+    const torch::Tensor input = model_input(image, config, *info, !images_out, device);
     if (images_out) {
       const ImageModel apply = [&](const torch::Tensor& x) { return model.forward(x); };
       const Image restored = to_image(infer_tiled(apply, input, options.tiles), config.data.images);
