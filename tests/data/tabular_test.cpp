@@ -47,7 +47,7 @@ DataConfig tabular(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("CSV: quoted fields, line ends, blank lines; the errors name the line", "[data][tabular]") {
+TEST_CASE("CSV: quoted fields, line ends, blank lines, and the errors name the line", "[data][tabular]") {
   const CsvTable table = parse_csv("\xEF\xBB\xBF" "a,\"b, with \"\"quotes\"\"\",c\r\n1,2,\"x\ny\"\n\n3,4,z\n", "t.csv");
   REQUIRE(table.header.size() == 3);
   CHECK(table.header[1] == "b, with \"quotes\"");

@@ -19,7 +19,7 @@ torch::nn::Sequential reflecting_model() {
 
 }  // namespace
 
-TEST_CASE("tiles with enough overlap give the whole image's output; too little shows seams", "[train][predict]") {
+TEST_CASE("tiles with enough overlap give the whole image's output, too little shows seams", "[train][predict]") {
   torch::NoGradGuard no_grad;
   auto model = reflecting_model();
   const ImageModel apply = [&](const torch::Tensor& x) { return model->forward(x); };
