@@ -6,8 +6,8 @@
 # mount namespace, every header folder and CMake/pkg-config file that the
 # bundled development packages installed here is covered by an empty one.
 # Then it checks that CMake found each package in the prefix, that the binary
-# loads yaml-cpp, spdlog, fmt, curl, OpenSSL, zlib, libpng and libjpeg from
-# it, and that it trains a short synthetic run. LibTorch is this machine's
+# loads yaml-cpp, spdlog, fmt, curl, OpenSSL, zlib, libpng, libjpeg and protobuf-lite from
+# it, and that it trains a short synthetic run (protoc, too, is the bundle's). LibTorch is this machine's
 # (1.13, CPU).
 #
 # CI runs it with TRAINER_CHECK_IF_POSSIBLE=1: where no mount namespace can be
@@ -82,13 +82,13 @@ found_in_prefix() {  # CACHE_ENTRY: CMake's result for it lies in the prefix
   grep -q "^$1:[A-Z]*=$prefix/" "$build/CMakeCache.txt"
 }
 for entry in yaml-cpp_DIR spdlog_DIR fmt_DIR CLI11_DIR nlohmann_json_DIR CURL_LIBRARY_RELEASE OPENSSL_SSL_LIBRARY ZLIB_LIBRARY_RELEASE \
-             PNG_LIBRARY_RELEASE JPEG_LIBRARY_RELEASE; do
+             PNG_LIBRARY_RELEASE JPEG_LIBRARY_RELEASE Protobuf_LITE_LIBRARY_RELEASE Protobuf_PROTOC_EXECUTABLE; do
   check "CMake found $entry in the bundle" found_in_prefix "$entry"
 done
 loads_from_prefix() {  # LIBRARY: the binary loads it from the prefix
   ldd "$build/trainer" | grep -E "^\s*$1" | grep -q "$prefix/"
 }
-for library in libyaml-cpp libspdlog libfmt libcurl libssl libz libpng16 libjpeg; do
+for library in libyaml-cpp libspdlog libfmt libcurl libssl libz libpng16 libjpeg libprotobuf-lite; do
   check "trainer loads $library from the bundle" loads_from_prefix "$library"
 done
 first_needed_is_libstdcxx() { readelf -d "$build/trainer" | grep -m1 NEEDED | grep -q 'libstdc++'; }
@@ -107,8 +107,9 @@ model:
 train: {epochs: 2, batch_size: 32}
 log: {dir: runs}
 YAML
-  (cd "$run" && "$build/trainer" run experiment.yaml --quiet) | grep -c '^Epoch' | grep -qx 2
+  (cd "$run" && "$build/trainer" run experiment.yaml --quiet) | grep -c '^Epoch' | grep -qx 2 &&
+    compgen -G "$run/runs/bundle-check/*/events.out.tfevents.*" >/dev/null
 }
-check "the bundle-built trainer trains two epochs" trains
+check "the bundle-built trainer trains two epochs and writes a TensorBoard file" trains
 echo "$tool: $((SECONDS - start)) s; $failures check(s) failed"
 [ "$failures" -eq 0 ]

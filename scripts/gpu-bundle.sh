@@ -7,7 +7,8 @@
 # scripts/gpu-check.sh unpacks it into a private prefix there (never into /).
 #
 # What is in it:
-#   - the development packages: headers, CMake configs, link-time .so names;
+#   - the development packages: headers, CMake configs, link-time .so names,
+#     and protoc (protobuf-compiler), which compiles event.proto at build time;
 #     libgloo-dev alone, without its dependencies: the PyTorch wheel has Gloo
 #     built in and ships no Gloo headers, which c10d's ProcessGroupGloo needs;
 #   - the run-time libraries those link against, with everything they need in
@@ -23,8 +24,10 @@ cd "$(dirname "$0")/.."
 bundle=${1:-.gpu-bundle}
 
 dev_packages=(libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev catch2 libgloo-dev nlohmann-json3-dev
-              zlib1g-dev libpng-dev libjpeg62-turbo-dev libcurl4-openssl-dev libssl-dev)
-runtime_roots=(libyaml-cpp0.7 libspdlog1.10 libfmt9 libcurl4 libssl3 zlib1g libpng16-16 libjpeg62-turbo)
+              zlib1g-dev libpng-dev libjpeg62-turbo-dev libcurl4-openssl-dev libssl-dev
+              libprotobuf-dev protobuf-compiler)
+runtime_roots=(libyaml-cpp0.7 libspdlog1.10 libfmt9 libcurl4 libssl3 zlib1g libpng16-16 libjpeg62-turbo
+               libprotobuf-lite32 libprotobuf32 libprotoc32)
 from_target_system='^(libc6|libgcc-s1|libstdc\+\+6|gcc-[0-9]+-base)$'
 
 if ! command -v apt-get >/dev/null || ! grep -q '^VERSION_ID="12"' /etc/os-release 2>/dev/null; then

@@ -12,9 +12,11 @@ packages=(
   zlib1g-dev              # gzip'd IDX files and deflated .npz members
   libpng-dev libjpeg-dev  # decoding PNG and JPEG images (libjpeg-turbo); see docs/data.md
   libcurl4-openssl-dev libssl-dev  # downloading reuters.npz, checking its SHA-256
+  libprotobuf-dev protobuf-compiler  # TensorBoard event files (event.proto compiled at build time)
   libopenblas0-pthread    # LibTorch's fp32 Linear goes through libblas.so.3; see README "BLAS"
   dataset-fashion-mnist   # the real Fashion-MNIST, used by the quick start and tests
   python3-numpy python3-torch  # reference values in tests (npz files, NAdam) and bench/
+  python3-protobuf        # tests decode the TensorBoard event files trainer writes
   python3-pil             # a second image decoder the image tests compare with
   python3-skimage         # PSNR and SSIM the image metrics are tested against; sample photos
   opencv-doc              # sample photographs the deblurring configs train on (scripts/deblur-photos.sh)

@@ -14,6 +14,8 @@ namespace trainer::testing {
 
 inline std::string source_dir() { return TRAINER_SOURCE_DIR; }
 inline std::string binary_path() { return TRAINER_BINARY; }
+// The Python module protoc made of lib/tensorboard/event.proto.
+inline std::string event_pb2_dir() { return TRAINER_EVENT_PB2_DIR; }
 // The Reuters SGML corpus where the product looks for it in the lab's data
 // folder (TRAINER_DATA_DIR; scripts/run-tests.sh sets it when the corpus is
 // at hand); empty when unset, as in a user's fresh clone.

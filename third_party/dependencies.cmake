@@ -24,6 +24,12 @@ trainer_require_package(JPEG 62 libjpeg-dev)
 trainer_require_package(CURL 7.74 libcurl4-openssl-dev)
 trainer_require_package(OpenSSL 1.1 libssl-dev)
 trainer_require_package(nlohmann_json 3.9 nlohmann-json3-dev)
+# TensorBoard event files: the library, and protoc to compile event.proto.
+trainer_require_package(Protobuf 3.12 "libprotobuf-dev protobuf-compiler")
+if(NOT TARGET protobuf::protoc OR NOT TARGET protobuf::libprotobuf-lite)
+  message(FATAL_ERROR "trainer needs protoc and libprotobuf-lite to build TensorBoard event files.\n"
+                      "On Debian/Ubuntu: sudo apt-get install protobuf-compiler libprotobuf-dev")
+endif()
 # Debian keeps opensslconf.h in the multiarch include folder, which the
 # compiler searches on its own only under /usr: OpenSSL headers found
 # elsewhere (the GPU machine's bundle) need that folder named.

@@ -42,7 +42,7 @@ std::string format_training_bench_json(const TrainingBenchResult& r) {
                      {"forward", json_number(r.times.forward)},
                      {"backward", json_number(r.times.backward)},
                      {"optimizer", json_number(r.times.optimizer)},
-                     {"gradient_sync", 0}};
+                     {"gradient_sync", json_number(r.times.all_reduce)}};
   json["peak_memory_bytes"] = r.peak_memory_bytes;
   json["memory_budget_bytes"] = r.memory_budget_bytes;
   json["max_batch"] = r.max_batch > 0 ? nlohmann::ordered_json(r.max_batch) : nullptr;

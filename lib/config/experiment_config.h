@@ -345,12 +345,21 @@ struct LogConfig {
   std::string dir = "runs";
   std::string run_name;
   ProgressMode progress = ProgressMode::kAuto;
+  bool tensorboard = true;
+  int64_t scalars_every = 20;
+  bool step_times = true;
 
   template <class V> void visit_fields(V& v) {
     v("dir", dir, "Runs are written to DIR/EXPERIMENT_NAME/RUN_NAME/.", not_empty());
     v("run_name", run_name, "Name of this run's directory; default: the start time, YYYYmmdd-HHMMSS.",
       directory_name(true));
     v("progress", progress, "Progress bar on stderr: auto (only on a terminal), always or never.");
+    v("tensorboard", tensorboard, "Write TensorBoard event files (events.out.tfevents.*) in the run directory: "
+      "scalars per step and per epoch, the config, and sample images of image-to-image models.");
+    v("scalars_every", scalars_every, "Steps between per-step TensorBoard points (each the mean over those steps).",
+      at_least(1));
+    v("step_times", step_times, "Time the phases of training steps (data, forward, backward, all-reduce, "
+      "optimizer) into metrics.jsonl and TensorBoard: every step on CPUs, one step in 20 on GPUs.");
   }
 };
 

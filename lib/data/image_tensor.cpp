@@ -61,4 +61,14 @@ torch::Tensor image_tensor(const Image& image, const ImagesConfig& images) {
   return x;
 }
 
+Image image_from_tensor(const torch::Tensor& image, const ImagesConfig& images) {
+  torch::Tensor x = (image.dim() == 4 ? image.squeeze(0) : image).to(torch::kCPU, torch::kFloat32);
+  if (images.scale == PixelScale::kUnit) x = x * 255.0;
+  if (images.scale == PixelScale::kSymmetric) x = (x + 1.0) * 127.5;
+  x = x.round().clamp(0, 255).to(torch::kUInt8).permute({1, 2, 0}).contiguous();
+  Image out{x.size(0), x.size(1), x.size(2), {}};
+  out.pixels.assign(x.data_ptr<uint8_t>(), x.data_ptr<uint8_t>() + x.numel());
+  return out;
+}
+
 }  // namespace trainer

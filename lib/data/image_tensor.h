@@ -17,6 +17,10 @@ torch::Tensor image_tensor(const Image& image, const ImagesConfig& images);
 // (rounded): what the image caches hold. Unchanged when no size is set.
 Image resized_image(Image image, const ImagesConfig& images);
 
+// A [C, H, W] (or [1, C, H, W]) model-side image back as 8-bit pixels, the
+// scaling undone and values clamped to 0..255.
+Image image_from_tensor(const torch::Tensor& image, const ImagesConfig& images);
+
 // "W x H" of a [C, H, W] image, for messages: width first, as image sizes
 // are written (1280 x 720).
 inline std::string pixel_size_text(const torch::Tensor& image) {

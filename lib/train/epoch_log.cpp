@@ -32,6 +32,19 @@ std::string format_epoch_record(const EpochRecord& record, const std::string& cl
   return std::string(80, '=') + clock + "\n" + line + "\n\n";
 }
 
+std::string describe_step_times(const EpochRecord& record) {
+  const StepTimes& t = record.step_times;
+  const double total = t.total() > 0 ? t.total() : 1.0;
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "data %.1f%%, forward %.1f%%, backward %.1f%%, all-reduce %.1f%%, optimizer %.1f%% (%lld of %lld steps "
+                "timed)",
+                100 * t.data / total, 100 * t.forward / total, 100 * t.backward / total, 100 * t.all_reduce / total,
+                100 * t.optimizer / total, static_cast<long long>(record.timed_steps),
+                static_cast<long long>(record.steps));
+  return text;
+}
+
 std::string format_valid_line(const std::vector<MetricValue>& valid) { return pairs(valid, "Valid ") + "\n"; }
 
 std::string format_metrics_json(const EpochRecord& record) {
@@ -47,6 +60,16 @@ std::string format_metrics_json(const EpochRecord& record) {
   json["data_wait_seconds"] = json_number(record.data_wait_seconds);
   json["data_wait_fraction"] =
       json_number(record.train_seconds > 0 ? record.data_wait_seconds / record.train_seconds : 0.0);
+  if (record.timed_steps > 0) {
+    const StepTimes& t = record.step_times;
+    json["data_seconds"] = json_number(t.data);
+    json["forward_seconds"] = json_number(t.forward);
+    json["backward_seconds"] = json_number(t.backward);
+    json["all_reduce_seconds"] = json_number(t.all_reduce);
+    json["optimizer_seconds"] = json_number(t.optimizer);
+    json["timed_steps"] = record.timed_steps;
+  }
+  if (record.peak_memory_bytes > 0) json["peak_memory_bytes"] = record.peak_memory_bytes;
   if (record.loss_scale > 0) {
     json["loss_scale"] = json_number(record.loss_scale);
     json["skipped_steps"] = record.skipped_steps;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "train/step_times.h"
+
 namespace trainer {
 
 struct MetricValue {
@@ -32,6 +34,11 @@ struct EpochRecord {
   // optimizer steps skipped in it (inf/NaN gradients). 0: no loss scaling.
   double loss_scale = 0;
   int64_t skipped_steps = 0;
+  // Where the training steps' time went, summed over the epoch: measured on
+  // `timed_steps` of the `steps` and scaled to all of them (0: not timed).
+  StepTimes step_times;
+  int64_t timed_steps = 0;
+  int64_t peak_memory_bytes = 0;  // this process's device, since the run (or resume) began
 };
 
 // `clock` is the local time as HH:MM:SS.
@@ -39,6 +46,10 @@ std::string format_epoch_record(const EpochRecord& record, const std::string& cl
 
 // One JSON object on one line, ending in a newline.
 std::string format_metrics_json(const EpochRecord& record);
+
+// The step-time split of an epoch for the log: "data 1.2%, forward 30.5%,
+// backward 52.0%, all-reduce 0.0%, optimizer 16.3% (281 of 281 steps timed)".
+std::string describe_step_times(const EpochRecord& record);
 
 // The validation metrics alone, as `trainer eval` prints them:
 // "Valid Loss:0.5,Valid Accuracy:0.8\n".

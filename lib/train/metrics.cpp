@@ -83,6 +83,8 @@ std::vector<std::pair<std::string, double>> MetricAccumulator::running_values() 
   return values;
 }
 
+double MetricAccumulator::loss_sum() const { return sums_[0].item<double>(); }
+
 torch::Tensor MetricAccumulator::loss_non_finite() const {
   return torch::isfinite(sums_.slice(0, 0, 1)).logical_not().to(torch::kFloat64);
 }

@@ -29,6 +29,8 @@ class MetricAccumulator {
   // Running mean loss and first metric by their JSON keys (one host sync):
   // for the progress bar.
   std::vector<std::pair<std::string, double>> running_values() const;
+  // The summed loss (loss x samples) so far (one host sync).
+  double loss_sum() const;
 
   // Whether the loss summed so far is NaN or infinite, as a 0/1 float64
   // tensor of one element on the device (no host sync).

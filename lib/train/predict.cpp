@@ -54,17 +54,6 @@ torch::Tensor model_input(const Image& image, const ExperimentConfig& config, co
   return image_tensor(image, images).unsqueeze(0).to(device);
 }
 
-// An output image as 8-bit pixels, the model's scaling undone.
-Image to_image(const torch::Tensor& output, const ImagesConfig& images) {
-  torch::Tensor x = output.squeeze(0).to(torch::kCPU, torch::kFloat32);
-  if (images.scale == PixelScale::kUnit) x = x * 255.0;
-  if (images.scale == PixelScale::kSymmetric) x = (x + 1.0) * 127.5;
-  x = x.round().clamp(0, 255).to(torch::kUInt8).permute({1, 2, 0}).contiguous();
-  Image image{x.size(0), x.size(1), x.size(2), {}};
-  image.pixels.assign(x.data_ptr<uint8_t>(), x.data_ptr<uint8_t>() + x.numel());
-  return image;
-}
-
 nlohmann::ordered_json top_classes(const torch::Tensor& probabilities, const DataInfo& info, int64_t k) {
   const auto [values, indices] = probabilities.squeeze(0).to(torch::kCPU, torch::kFloat64).topk(
       std::min<int64_t>(k, probabilities.size(1)));
@@ -125,7 +114,7 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
     const torch::Tensor input = model_input(image, config, *info, !images_out, device);
     if (images_out) {
       const ImageModel apply = [&](const torch::Tensor& x) { return model.forward(x); };
-      const Image restored = to_image(infer_tiled(apply, input, options.tiles), config.data.images);
+      const Image restored = image_from_tensor(infer_tiled(apply, input, options.tiles), config.data.images);
       const fs::path target = fs::path(options.output) / fs::path(file.relative).replace_extension(".png");
       std::error_code ignored;  // a folder that cannot be made fails the write, which names it
       fs::create_directories(target.parent_path(), ignored);

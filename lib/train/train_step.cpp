@@ -6,6 +6,13 @@
 
 namespace trainer {
 
+void StepTimer::start() {
+  // The previous step's queued GPU work belongs to that step.
+  synchronize(device_);
+  clock_.reset();
+  last_ = 0;
+}
+
 void StepTimer::end(StepPhase phase) {
   synchronize(device_);
   const double now = clock_.seconds();
@@ -39,10 +46,13 @@ StepOutcome TrainStep::run(const Batch& batch, double lr, double share, bool sto
     if (extras.meters) extras.meters->add(loss, output, labels);
   }
   if (reducer_) {
+    phase_done(StepPhase::kBackward);
     if (extras.before_all_reduce) extras.before_all_reduce();
     reducer_->finalize();
+    phase_done(StepPhase::kAllReduce);
+  } else {
+    phase_done(StepPhase::kBackward);
   }
-  phase_done(StepPhase::kBackward);
   StepOutcome outcome;
   // Every rank holds the same averaged gradients, so all skip together.
   outcome.stepped = precision_.unscale_and_check(model_.net->parameters());

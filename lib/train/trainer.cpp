@@ -25,6 +25,9 @@
 #include "train/resume_config.h"
 #include "train/run_dir.h"
 #include "train/run_record.h"
+#include "train/sample_images.h"
+#include "train/step_monitor.h"
+#include "train/tensorboard_log.h"
 #include "train/train_step.h"
 #include "train/validation.h"
 #include "util/atomic_file.h"
@@ -59,7 +62,8 @@ class TrainingLoop {
         optimizer_(make_optimizer(config.optimizer, experiment_.model.net->parameters())),
         precision_(config, device_),
         meters_(config.loss, config.metrics, experiment_.model.final_softmax, config.data.images.value_range()),
-        progress_(config.log.progress, options.quiet || !cluster_.is_root()) {
+        progress_(config.log.progress, options.quiet || !cluster_.is_root()),
+        monitor_(config.log, device_) {
     const int64_t global_batch = config.train.batch_size * cluster_.world_size();
     const int64_t batches = (experiment_.data.train.size() + global_batch - 1) / global_batch;
     steps_per_epoch_ = config.train.steps_per_epoch > 0 ? std::min(batches, config.train.steps_per_epoch) : batches;
@@ -79,6 +83,7 @@ class TrainingLoop {
 
   RunSummary run() {
     options_.resume.empty() ? start_new_run() : resume_run();
+    open_observers();
     log_header();
     if (has_image_targets(config_.data)) log_identity_baseline();
     RunSummary summary{run_.path, {}};
@@ -161,6 +166,15 @@ class TrainingLoop {
                state_.step_in_epoch);
   }
 
+  // Rank 0 records the run for TensorBoard (and whatever else watches it).
+  void open_observers() {
+    if (!cluster_.is_root() || !config_.log.tensorboard) return;
+    auto tensorboard = std::make_unique<TensorBoardLog>(run_.path);
+    log().info("TensorBoard: {} (tensorboard --logdir {})", tensorboard->path(), config_.log.dir);
+    observers_.push_back(std::move(tensorboard));
+    for (auto& observer : observers_) observer->on_start(state_.global_step, to_yaml(config_));
+  }
+
   void open_logs() {
     if (cluster_.is_root()) add_log_file(run_.log());
     if (cluster_.distributed()) add_worklog(run_.path + "/worklog." + std::to_string(cluster_.rank()));
@@ -231,15 +245,23 @@ class TrainingLoop {
     record.samples_per_second = static_cast<double>(meters_.samples()) / record.train_seconds;
     record.data_wait_seconds = data_wait;
 
+    const MemoryUsage memory = device_memory_usage(device_);
+    record.peak_memory_bytes = memory.peak_bytes;
+
     if (cluster_.is_root()) {
       emit_record(format_epoch_record(record, local_time_hms()));
       append_metrics(record);
+      for (auto& observer : observers_) observer->on_epoch(record, state_.global_step);
+      if (!observers_.empty() && has_image_targets(config_.data)) {
+        const auto images = sample_images(experiment_.model, experiment_.data.valid, config_, device_);
+        for (auto& observer : observers_) observer->on_images(images, state_.global_step);
+      }
     }
-    const MemoryUsage memory = device_memory_usage(device_);
     log().info("epoch {}: {:.2f} s ({:.2f} s training), {:.0f} samples/s, data wait {:.2f}% of training, peak memory "
                "{}{}", epoch, record.seconds, record.train_seconds, record.samples_per_second,
                100.0 * data_wait / record.train_seconds, format_mib(memory.peak_bytes),
                memory.budget_bytes > 0 ? " of " + format_mib(memory.budget_bytes) : std::string());
+    if (record.timed_steps > 0) log().info("epoch {}: step time {}", epoch, describe_step_times(record));
     if (reducer_)
       log().info("epoch {}: gradient all-reduce {} buckets per step; waiting for it took {:.2f} s, {:.1f}% of training",
                  epoch, reducer_->stats().buckets_per_step, reducer_->stats().finalize_seconds,
@@ -289,6 +311,8 @@ class TrainingLoop {
       meters_.load_state(state_.epoch_metric_sums);
       state_.step_in_epoch = 0;
     }
+    const int64_t first_step = step;
+    monitor_.start_epoch(meters_);
     RankBatches batches = epoch_batches(epoch, step);
     LoaderOptions options = loader_options(config_.data);
     options.batch_sizes = batches.batch_sizes;
@@ -298,6 +322,7 @@ class TrainingLoop {
     size_t index = 0;
     while (true) {
       cluster_.set_phase(Phase::kData, epoch, step + 1);
+      StepTimer* timer = monitor_.before_step();
       auto batch = loader.next();
       if (!batch) break;
       cluster_.check();
@@ -310,18 +335,29 @@ class TrainingLoop {
       cluster_.set_phase(Phase::kCompute, epoch, step + 1);
       StepExtras extras;
       extras.meters = &meters_;
+      extras.timer = timer;
       extras.before_all_reduce = [&] { cluster_.set_phase(Phase::kAllReduce, epoch, step + 1); };
       const bool stop = step_->run(*batch, record.lr, static_cast<double>(batch->size()) / global_size,
                                   interrupt_requested(), extras).stop;
       ++step;
       ++state_.global_step;
       record.steps = step;
+      report_step(epoch, record.lr);
       progress_.update(step, meters_.samples(), [&] { return meters_.running_values(); });
       if (step % config_.train.check_finite_every == 0) stop_if_diverged(epoch, step);
       if (stop) stop_for_interrupt(epoch, step);
     }
     progress_.finish();
+    monitor_.fill(record, step - first_step);
     return loader.wait_seconds();
+  }
+
+  void report_step(int64_t epoch, double lr) {
+    const LossScaler* scaler = precision_.scaler();
+    const auto point = monitor_.after_step(state_.global_step, epoch, lr, meters_, scaler ? scaler->scale_value() : 0,
+                                           !observers_.empty());
+    if (!point) return;
+    for (auto& observer : observers_) observer->on_step(*point);
   }
 
   // A diverged run stops within `check_finite_every` steps instead of
@@ -399,6 +435,8 @@ class TrainingLoop {
   ProgressBar progress_;
   std::unique_ptr<GradientReducer> reducer_;
   std::unique_ptr<TrainStep> step_;
+  StepMonitor monitor_;
+  std::vector<std::unique_ptr<RunObserver>> observers_;  // rank 0's
   RunDir run_;
   RunRecord record_;  // rank 0's
   TrainingState state_;

@@ -29,6 +29,14 @@ unpack_bundle() {
     target=$(readlink "$link")
     ln -sfn "$prefix$target" "$link"
   done < <(find "$prefix" -type l -lname '/*')
+  # protoc runs at build time and needs the bundle's libprotoc, which the
+  # machine may not have: a wrapper names the bundle's library folder.
+  if [ -x "$prefix/usr/bin/protoc" ] && [ ! -L "$prefix/usr/bin/protoc" ]; then
+    mv "$prefix/usr/bin/protoc" "$prefix/usr/bin/protoc.real"
+    printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s" "$@"\n' \
+      "$(bundle_lib_dir "$prefix")" "$prefix/usr/bin/protoc.real" >"$prefix/usr/bin/protoc"
+    chmod +x "$prefix/usr/bin/protoc"
+  fi
   # libgloo-dev comes without libgloo0 (the PyTorch has Gloo built in): drop
   # its dangling link so nothing can link against a library that is not there.
   find "$prefix" -xtype l -delete

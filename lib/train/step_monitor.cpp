@@ -1,0 +1,53 @@
+#include "train/step_monitor.h"
+
+namespace trainer {
+
+StepMonitor::StepMonitor(const LogConfig& log, const torch::Device& device)
+    : log_(log), device_(device), interval_(device.is_cuda() ? kGpuTimingInterval : 1) {}
+
+void StepMonitor::start_epoch(const MetricAccumulator& meters) {
+  times_ = {};
+  timer_.reset();
+  timer_.emplace(device_, times_);
+  steps_ = timed_ = 0;
+  point_loss_sum_ = meters.samples() > 0 ? meters.loss_sum() : 0.0;
+  point_samples_ = meters.samples();
+  point_clock_.reset();
+}
+
+StepTimer* StepMonitor::before_step() {
+  timing_ = log_.step_times && steps_ % interval_ == 0;
+  if (!timing_) return nullptr;
+  timer_->start();
+  return &*timer_;
+}
+
+std::optional<StepPoint> StepMonitor::after_step(int64_t global_step, int64_t epoch, double lr,
+                                                 const MetricAccumulator& meters, double loss_scale, bool want_point) {
+  // Counted here, not before the fetch: the fetch that finds the epoch's end is no step.
+  ++steps_;
+  if (timing_) ++timed_;
+  if (!want_point || global_step % log_.scalars_every != 0) return std::nullopt;
+  const int64_t samples = meters.samples() - point_samples_;
+  if (samples <= 0) return std::nullopt;
+  const double loss_sum = meters.loss_sum();
+  StepPoint point;
+  point.step = global_step;
+  point.epoch = epoch;
+  point.loss = (loss_sum - point_loss_sum_) / static_cast<double>(samples);
+  point.lr = lr;
+  point.samples_per_second = static_cast<double>(samples) / std::max(point_clock_.seconds(), 1e-9);
+  point.loss_scale = loss_scale;
+  point_loss_sum_ = loss_sum;
+  point_samples_ = meters.samples();
+  point_clock_.reset();
+  return point;
+}
+
+void StepMonitor::fill(EpochRecord& record, int64_t steps_run) const {
+  if (timed_ == 0) return;
+  record.timed_steps = timed_;
+  record.step_times = times_.scaled(static_cast<double>(steps_run) / static_cast<double>(timed_));
+}
+
+}  // namespace trainer

@@ -1,0 +1,55 @@
+#pragma once
+// The per-step bookkeeping of a training run beside the step itself: which
+// steps have their phases timed, and the per-step points for observers.
+//
+// Timing a phase means waiting for the device at its end. On a CPU that wait
+// is free, so every step is timed; on a GPU it would cost the overlap of host
+// and device, so one step in kGpuTimingInterval is, and the epoch's split is
+// scaled from those.
+#include <torch/torch.h>
+
+#include <optional>
+
+#include "config/experiment_config.h"
+#include "train/epoch_log.h"
+#include "train/metrics.h"
+#include "train/run_observer.h"
+#include "train/step_times.h"
+#include "train/train_step.h"
+#include "util/stopwatch.h"
+
+namespace trainer {
+
+inline constexpr int64_t kGpuTimingInterval = 20;
+
+class StepMonitor {
+ public:
+  StepMonitor(const LogConfig& log, const torch::Device& device);
+
+  // At the epoch's start (after a resumed epoch's sums are loaded).
+  void start_epoch(const MetricAccumulator& meters);
+  // Before the step's batch is fetched: the timer to hand the step, already
+  // started, or null when this step is not timed.
+  StepTimer* before_step();
+  // After every step. With `want_point`, a point every `log.scalars_every`
+  // global steps (reading the loss costs one device sync then).
+  std::optional<StepPoint> after_step(int64_t global_step, int64_t epoch, double lr,
+                                      const MetricAccumulator& meters, double loss_scale, bool want_point);
+  // The epoch's step-time split, scaled to the `steps_run` steps this process ran.
+  void fill(EpochRecord& record, int64_t steps_run) const;
+
+ private:
+  LogConfig log_;
+  torch::Device device_;
+  int64_t interval_ = 1;  // time one step in this many
+  StepTimes times_;
+  std::optional<StepTimer> timer_;
+  int64_t steps_ = 0, timed_ = 0;
+  bool timing_ = false;  // the current step is timed
+  // The previous point: the loss sum and sample count the epoch had then.
+  double point_loss_sum_ = 0;
+  int64_t point_samples_ = 0;
+  Stopwatch point_clock_;
+};
+
+}  // namespace trainer
