@@ -27,7 +27,7 @@ tool=check-libtorch2
 source scripts/lib/chroot.sh
 
 build_packages="build-essential cmake pkg-config libgloo-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev"
-build_packages+=" zlib1g-dev libpng-dev libjpeg-dev libcurl4-openssl-dev libssl-dev"
+build_packages+=" zlib1g-dev libpng-dev libjpeg-dev libcurl4-openssl-dev libssl-dev libprotobuf-dev protobuf-compiler"
 
 # A minimal trixie with contrib and non-free, and bookworm's Catch2 v2 (the
 # tests are written for Catch2 2.x; trixie ships 3.x).
@@ -67,7 +67,7 @@ build_command() {  # BUILD_DIR [CMAKE_BUILD_ARGS...]
 check_cpu() {
   local root=$chroots/trixie-libtorch2
   make_root "$root"
-  install_in "$root" "$build_packages libtorch-dev libopenblas0-pthread dataset-fashion-mnist python3-numpy python3-torch python3-pil python3-skimage"
+  install_in "$root" "$build_packages libtorch-dev libopenblas0-pthread dataset-fashion-mnist python3-numpy python3-torch python3-pil python3-skimage python3-protobuf"
   echo "check-libtorch2: building and testing against $(in_root "$root" "dpkg-query -W -f='\${Version}' libtorch-dev")"
   in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=OFF >/dev/null &&
     $(build_command /build)"

@@ -312,6 +312,17 @@ struct LossConfig {
 
 inline constexpr int64_t kMaxBatchSize = int64_t{1} << 30;
 
+struct ProfileConfig {
+  int64_t epoch = 0;
+  int64_t steps = 10;
+
+  template <class V> void visit_fields(V& v) {
+    v("epoch", epoch, "Record the first `steps` training steps of this epoch with LibTorch's profiler into "
+      "RUN_DIR/profile-EPOCH.json (a Chrome trace for Perfetto or chrome://tracing); 0 = no profile.", at_least(0));
+    v("steps", steps, "Steps to record.", int_in_range(1, 10000));
+  }
+};
+
 struct TrainConfig {
   int64_t epochs = 10;
   int64_t batch_size = 32;
@@ -321,6 +332,7 @@ struct TrainConfig {
   int64_t checkpoint_every = 1;
   int64_t keep_checkpoints = 3;
   int64_t check_finite_every = 10;
+  ProfileConfig profile;
 
   template <class V> void visit_fields(V& v) {
     v("epochs", epochs, "Epochs to train.", at_least(1));
@@ -338,6 +350,7 @@ struct TrainConfig {
     v("check_finite_every", check_finite_every,
       "Check the training loss for NaN or infinity every N steps (a host sync each time on a GPU); a diverged "
       "run stops within N steps and saves no checkpoint.", at_least(1));
+    v("profile", profile, "A profile of a few training steps: {epoch: E, steps: N}.");
   }
 };
 

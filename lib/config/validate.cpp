@@ -112,6 +112,14 @@ void validate_images(const DataConfig& data, ReadContext& context) {
                     "data.images.resize: crop needs data.images.size (the aspect ratio to crop to)");
 }
 
+// A profile of an epoch the run never reaches would silently not be taken.
+void validate_profile(const TrainConfig& train, ReadContext& context) {
+  if (train.profile.epoch > train.epochs)
+    context.problem(context.location_of_any({"train.profile.epoch", "train.epochs"}),
+                    "train.profile.epoch: " + std::to_string(train.profile.epoch) + " is past the last epoch (" +
+                        "train.epochs: " + std::to_string(train.epochs) + ")");
+}
+
 }  // namespace
 
 void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
@@ -125,6 +133,7 @@ void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
     context.problem(context.location_of("data.synthetic.shape"), "data.synthetic.shape: expected at least one size");
   validate_images(config.data, context);
   validate_loss_input(config, context);
+  validate_profile(config.train, context);
 }
 
 }  // namespace trainer

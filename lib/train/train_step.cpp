@@ -1,5 +1,7 @@
 #include "train/train_step.h"
 
+#include <ATen/record_function.h>
+
 #include "device/device_select.h"
 #include "train/loss.h"
 #include "train/optimizer_factory.h"
@@ -34,32 +36,50 @@ StepOutcome TrainStep::run(const Batch& batch, double lr, double share, bool sto
   // them directly: no memset, no accumulate.
   model_.net->zero_grad(/*set_to_none=*/true);
   if (reducer_) reducer_->begin_step(share, stop_vote ? 1.0f : 0.0f);
+  // Each phase is also a named range in a profile (train.profile); the
+  // ranges cost nothing when no profile is being taken.
   if (batch.size() > 0) {
-    const auto inputs = batch.inputs.to(device_);
-    const auto labels = batch.labels.to(device_);
+    torch::Tensor inputs, labels, output, loss;
+    {
+      RECORD_USER_SCOPE("trainer/to_device");
+      inputs = batch.inputs.to(device_);
+      labels = batch.labels.to(device_);
+    }
     phase_done(StepPhase::kData);
-    const auto output = precision_.forward(model_, inputs);
-    auto loss = compute_loss(config_.loss, output, labels, model_.final_softmax);
-    if (const auto penalty = weight_penalty(model_); penalty.defined()) loss = loss + penalty;
+    {
+      RECORD_USER_SCOPE("trainer/forward");
+      output = precision_.forward(model_, inputs);
+      loss = compute_loss(config_.loss, output, labels, model_.final_softmax);
+      if (const auto penalty = weight_penalty(model_); penalty.defined()) loss = loss + penalty;
+    }
     phase_done(StepPhase::kForward);
-    precision_.backward(loss);
+    {
+      RECORD_USER_SCOPE("trainer/backward");
+      precision_.backward(loss);
+    }
     if (extras.meters) extras.meters->add(loss, output, labels);
   }
   if (reducer_) {
     phase_done(StepPhase::kBackward);
     if (extras.before_all_reduce) extras.before_all_reduce();
-    reducer_->finalize();
+    {
+      RECORD_USER_SCOPE("trainer/all_reduce");
+      reducer_->finalize();
+    }
     phase_done(StepPhase::kAllReduce);
   } else {
     phase_done(StepPhase::kBackward);
   }
   StepOutcome outcome;
-  // Every rank holds the same averaged gradients, so all skip together.
-  outcome.stepped = precision_.unscale_and_check(model_.net->parameters());
-  if (outcome.stepped) {
-    if (config_.optimizer.clip_norm > 0)
-      torch::nn::utils::clip_grad_norm_(model_.net->parameters(), config_.optimizer.clip_norm);
-    optimizer_.step();
+  {
+    RECORD_USER_SCOPE("trainer/optimizer");
+    // Every rank holds the same averaged gradients, so all skip together.
+    outcome.stepped = precision_.unscale_and_check(model_.net->parameters());
+    if (outcome.stepped) {
+      if (config_.optimizer.clip_norm > 0)
+        torch::nn::utils::clip_grad_norm_(model_.net->parameters(), config_.optimizer.clip_norm);
+      optimizer_.step();
+    }
   }
   phase_done(StepPhase::kOptimizer);
   outcome.stop = (reducer_ ? reducer_->control_sum() : (stop_vote ? 1.0f : 0.0f)) > 0;

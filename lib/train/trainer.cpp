@@ -16,6 +16,7 @@
 #include "distributed/rank_device.h"
 #include "train/checkpoint.h"
 #include "device/runtime.h"
+#include "train/epoch_batches.h"
 #include "train/experiment_setup.h"
 #include "train/lr_schedule.h"
 #include "train/metrics.h"
@@ -27,6 +28,7 @@
 #include "train/run_record.h"
 #include "train/sample_images.h"
 #include "train/step_monitor.h"
+#include "train/step_profiler.h"
 #include "train/tensorboard_log.h"
 #include "train/train_step.h"
 #include "train/validation.h"
@@ -63,7 +65,8 @@ class TrainingLoop {
         precision_(config, device_),
         meters_(config.loss, config.metrics, experiment_.model.final_softmax, config.data.images.value_range()),
         progress_(config.log.progress, options.quiet || !cluster_.is_root()),
-        monitor_(config.log, device_) {
+        monitor_(config.log, device_),
+        profiler_(config.train.profile, cluster_.rank()) {
     const int64_t global_batch = config.train.batch_size * cluster_.world_size();
     const int64_t batches = (experiment_.data.train.size() + global_batch - 1) / global_batch;
     steps_per_epoch_ = config.train.steps_per_epoch > 0 ? std::min(batches, config.train.steps_per_epoch) : batches;
@@ -83,6 +86,7 @@ class TrainingLoop {
 
   RunSummary run() {
     options_.resume.empty() ? start_new_run() : resume_run();
+    profiler_.set_run_dir(run_.path);
     open_observers();
     log_header();
     if (has_image_targets(config_.data)) log_identity_baseline();
@@ -277,31 +281,6 @@ class TrainingLoop {
     meters.load_state(sums);
   }
 
-  // This rank's batches of the epoch, after the steps an interrupted run did.
-  RankBatches epoch_batches(int64_t epoch, int64_t skip_steps) {
-    const auto order = epoch_order(experiment_.data.train.size(), config_.experiment.seed, epoch, config_.data.shuffle);
-    RankBatches batches = rank_batches(order, config_.train.batch_size, cluster_.rank(), cluster_.world_size(),
-                                       steps_per_epoch_);
-    skip_steps = std::min<int64_t>(skip_steps, static_cast<int64_t>(batches.batch_sizes.size()));
-    int64_t skipped_samples = 0;
-    for (int64_t i = 0; i < skip_steps; ++i) skipped_samples += batches.batch_sizes[static_cast<size_t>(i)];
-    batches.order.erase(batches.order.begin(), batches.order.begin() + skipped_samples);
-    batches.batch_sizes.erase(batches.batch_sizes.begin(), batches.batch_sizes.begin() + skip_steps);
-    batches.global_sizes.erase(batches.global_sizes.begin(), batches.global_sizes.begin() + skip_steps);
-    // Uneven step counts would leave ranks waiting for each other forever.
-    if (cluster_.distributed()) {
-      auto counts = torch::tensor({static_cast<double>(batches.batch_sizes.size()),
-                                   -static_cast<double>(batches.batch_sizes.size())}, torch::kFloat64);
-      cluster_.communicator().all_reduce(counts, ReduceOp::kMax);
-      if (counts[0].item<double>() != -counts[1].item<double>())
-        throw DistributedError("the ranks disagree on the number of steps in epoch " + std::to_string(epoch) + " (" +
-                               std::to_string(static_cast<int64_t>(-counts[1].item<double>())) + " to " +
-                               std::to_string(static_cast<int64_t>(counts[0].item<double>())) + ")",
-                               "start every rank with the same experiment file and data");
-    }
-    return batches;
-  }
-
   // Returns the seconds spent waiting for data.
   double train_steps(int64_t epoch, EpochRecord& record) {
     int64_t step = 0;
@@ -313,7 +292,8 @@ class TrainingLoop {
     }
     const int64_t first_step = step;
     monitor_.start_epoch(meters_);
-    RankBatches batches = epoch_batches(epoch, step);
+    RankBatches batches = epoch_batches(config_, experiment_.data.train.size(), epoch, step, steps_per_epoch_,
+                                        cluster_.communicator());
     LoaderOptions options = loader_options(config_.data);
     options.batch_sizes = batches.batch_sizes;
     options.epoch = epoch;
@@ -322,8 +302,13 @@ class TrainingLoop {
     size_t index = 0;
     while (true) {
       cluster_.set_phase(Phase::kData, epoch, step + 1);
+      profiler_.before_step(epoch, step + 1);
+      RECORD_USER_SCOPE("trainer/step");
       StepTimer* timer = monitor_.before_step();
-      auto batch = loader.next();
+      auto batch = [&] {
+        RECORD_USER_SCOPE("trainer/data_wait");
+        return loader.next();
+      }();
       if (!batch) break;
       cluster_.check();
       const double global_size = static_cast<double>(batches.global_sizes[index++]);
@@ -343,11 +328,13 @@ class TrainingLoop {
       ++state_.global_step;
       record.steps = step;
       report_step(epoch, record.lr);
+      profiler_.after_step();
       progress_.update(step, meters_.samples(), [&] { return meters_.running_values(); });
       if (step % config_.train.check_finite_every == 0) stop_if_diverged(epoch, step);
       if (stop) stop_for_interrupt(epoch, step);
     }
     progress_.finish();
+    profiler_.end_epoch();
     monitor_.fill(record, step - first_step);
     return loader.wait_seconds();
   }
@@ -436,6 +423,7 @@ class TrainingLoop {
   std::unique_ptr<GradientReducer> reducer_;
   std::unique_ptr<TrainStep> step_;
   StepMonitor monitor_;
+  StepProfiler profiler_;
   std::vector<std::unique_ptr<RunObserver>> observers_;  // rank 0's
   RunDir run_;
   RunRecord record_;  // rank 0's

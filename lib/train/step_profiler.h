@@ -1,0 +1,53 @@
+#pragma once
+// `train.profile: {epoch: E, steps: N}`: the first N training steps of epoch
+// E recorded with LibTorch's profiler (every operator, and trainer's own
+// phases as ranges named "trainer/data_wait", "trainer/to_device",
+// "trainer/forward", "trainer/backward", "trainer/all_reduce",
+// "trainer/optimizer", "trainer/step"), written as a Chrome trace to
+// RUN_DIR/profile-E.json (rank R > 0: profile-E-rank-R.json), which
+// Perfetto and chrome://tracing open.
+//
+// It is LibTorch's legacy profiler: host-side events in every LibTorch
+// version, the same trace format everywhere. GPU kernels appear only as the
+// host-side launches.
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "config/experiment_config.h"
+
+namespace torch::autograd::profiler {
+struct RecordProfile;
+}
+
+namespace trainer {
+
+class StepProfiler {
+ public:
+  StepProfiler(const ProfileConfig& config, int rank);
+  ~StepProfiler();
+
+  // Where the trace goes: known once the run directory is.
+  void set_run_dir(std::string run_dir) { run_dir_ = std::move(run_dir); }
+
+  // Before step `step` (from 1) of `epoch` is fetched: starts recording at
+  // the profiled epoch's first step this process trains.
+  void before_step(int64_t epoch, int64_t step);
+  // After a step. The recording stops (and the trace is written) at the
+  // next before_step once N steps are recorded, so that the last step's
+  // enclosing range has closed, or at the epoch's end.
+  void after_step();
+  void end_epoch();
+
+ private:
+  void finish();
+
+  ProfileConfig config_;
+  std::string run_dir_;
+  int rank_;
+  int64_t epoch_ = 0, first_step_ = 0, recorded_ = 0;
+  std::ostringstream trace_;
+  std::unique_ptr<torch::autograd::profiler::RecordProfile> recording_;
+};
+
+}  // namespace trainer
