@@ -17,6 +17,7 @@ packages=(
   dataset-fashion-mnist   # the real Fashion-MNIST, used by the quick start and tests
   python3-numpy python3-torch  # reference values in tests (npz files, NAdam) and bench/
   python3-protobuf        # tests decode the TensorBoard event files trainer writes
+  chromium                # tests render the HTML run report in a real (headless) browser
   python3-pil             # a second image decoder the image tests compare with
   python3-skimage         # PSNR and SSIM the image metrics are tested against; sample photos
   opencv-doc              # sample photographs the deblurring configs train on (scripts/deblur-photos.sh)

@@ -31,6 +31,7 @@ void add_predict_command(CLI::App& app, Action& selected);
 void add_config_command(CLI::App& app, Action& selected);
 void add_summary_command(CLI::App& app, Action& selected);
 void add_runs_command(CLI::App& app, Action& selected);
+void add_report_command(CLI::App& app, Action& selected);
 void add_devices_command(CLI::App& app, Action& selected);
 void add_bench_command(CLI::App& app, Action& selected);
 

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   trainer::app::add_config_command(app, action);
   trainer::app::add_summary_command(app, action);
   trainer::app::add_runs_command(app, action);
+  trainer::app::add_report_command(app, action);
   trainer::app::add_devices_command(app, action);
   trainer::app::add_bench_command(app, action);
   // Also on each subcommand, so that `trainer run --help` lists them.

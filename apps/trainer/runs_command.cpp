@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "train/run_listing.h"
+#include "report/run_listing.h"
 #include "util/logging.h"
 
 namespace trainer::app {

@@ -118,20 +118,22 @@ ResumePoint find_resume_point(const std::string& target) {
   throw UsageError("--resume " + target + ": no such run directory or checkpoint file");
 }
 
-void truncate_metrics(const RunDir& run, int64_t epoch) {
-  const std::optional<std::string> text = read_text_file(run.metrics());
+void truncate_jsonl(const std::string& path, const std::string& key, int64_t last) {
+  const std::optional<std::string> text = read_text_file(path);
   if (!text) return;
   std::istringstream lines(*text);
   std::string kept;
   for (std::string line; std::getline(lines, line);) {
     // A line that is not a record (cut short by a full disk) goes too.
     const auto record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (record.is_object() && record.contains("epoch") && record["epoch"].is_number_integer() &&
-        record["epoch"].get<int64_t>() <= epoch)
+    if (record.is_object() && record.contains(key) && record[key].is_number_integer() &&
+        record[key].get<int64_t>() <= last)
       kept += line + "\n";
   }
-  write_file_atomic(run.metrics(), kept);
+  write_file_atomic(path, kept);
 }
+
+void truncate_metrics(const RunDir& run, int64_t epoch) { truncate_jsonl(run.metrics(), "epoch", epoch); }
 
 void keep_config_in_force(const RunDir& run, const std::string& config_yaml) {
   const std::optional<std::string> saved = read_text_file(run.config());

@@ -15,6 +15,8 @@ struct RunDir {
   std::string config() const { return path + "/config.yaml"; }
   std::string log() const { return path + "/train.log"; }
   std::string metrics() const { return path + "/metrics.jsonl"; }
+  std::string steps() const { return path + "/steps.jsonl"; }
+  std::string report() const { return path + "/report.html"; }
   std::string checkpoints() const { return path + "/checkpoints"; }
   std::string checkpoint_for(int64_t epoch, int64_t step_in_epoch) const;
 };
@@ -62,6 +64,9 @@ RunDir open_run_dir(const std::string& root, const std::string& experiment, cons
 // Keeps the metrics.jsonl lines of epochs <= `epoch` (a resumed run rewrites
 // what comes after), atomically.
 void truncate_metrics(const RunDir& run, int64_t epoch);
+// The same for any JSON-lines file: keeps the lines whose integer `key` is
+// <= `last`. Nothing happens when the file does not exist.
+void truncate_jsonl(const std::string& path, const std::string& key, int64_t last);
 
 // A resume that changed keys (run_command checked they may change):
 // config.yaml becomes `config_yaml`, the config in force, and the earlier one

@@ -36,6 +36,8 @@ class RunObserver {
   // After each epoch's record, at the global step that ends the epoch.
   virtual void on_epoch(const EpochRecord& /*record*/, int64_t /*global_step*/) {}
   virtual void on_images(const std::vector<NamedImage>& /*images*/, int64_t /*global_step*/) {}
+  // Once the run has ended (run.json holds its final status).
+  virtual void on_end() {}
 };
 
 }  // namespace trainer

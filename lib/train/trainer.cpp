@@ -29,6 +29,8 @@
 #include "train/sample_images.h"
 #include "train/step_monitor.h"
 #include "train/step_profiler.h"
+#include "train/steps_log.h"
+#include "train/run_report_writer.h"
 #include "train/tensorboard_log.h"
 #include "train/train_step.h"
 #include "train/validation.h"
@@ -110,9 +112,14 @@ class TrainingLoop {
   void record_end(int exit_code, const std::string& error) {
     if (!cluster_.is_root() || record_.run().path.empty()) return;
     record_.finish(exit_code, error);
-    if (exit_code == static_cast<int>(ExitCode::kSuccess)) return record_.write();
+    if (exit_code == static_cast<int>(ExitCode::kSuccess)) {
+      record_.write();
+      for (auto& observer : observers_) observer->on_end();
+      return;
+    }
     try {
       record_.write();
+      for (auto& observer : observers_) observer->on_end();
     } catch (const Error& e) {
       log().warn("{}", e.what());
     }
@@ -172,10 +179,14 @@ class TrainingLoop {
 
   // Rank 0 records the run for TensorBoard (and whatever else watches it).
   void open_observers() {
-    if (!cluster_.is_root() || !config_.log.tensorboard) return;
-    auto tensorboard = std::make_unique<TensorBoardLog>(run_.path);
-    log().info("TensorBoard: {} (tensorboard --logdir {})", tensorboard->path(), config_.log.dir);
-    observers_.push_back(std::move(tensorboard));
+    if (!cluster_.is_root()) return;
+    observers_.push_back(std::make_unique<StepsLog>(run_.steps()));
+    if (config_.log.tensorboard) {
+      auto tensorboard = std::make_unique<TensorBoardLog>(run_.path);
+      log().info("TensorBoard: {} (tensorboard --logdir {})", tensorboard->path(), config_.log.dir);
+      observers_.push_back(std::move(tensorboard));
+    }
+    observers_.push_back(std::make_unique<RunReportWriter>(run_.path));
     for (auto& observer : observers_) observer->on_start(state_.global_step, to_yaml(config_));
   }
 
@@ -256,7 +267,7 @@ class TrainingLoop {
       emit_record(format_epoch_record(record, local_time_hms()));
       append_metrics(record);
       for (auto& observer : observers_) observer->on_epoch(record, state_.global_step);
-      if (!observers_.empty() && has_image_targets(config_.data)) {
+      if (config_.log.tensorboard && has_image_targets(config_.data)) {
         const auto images = sample_images(experiment_.model, experiment_.data.valid, config_, device_);
         for (auto& observer : observers_) observer->on_images(images, state_.global_step);
       }

@@ -1,4 +1,4 @@
-#include "train/run_listing.h"
+#include "report/run_listing.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -85,16 +85,11 @@ RunListing listing_of(const Json& record, const fs::path& run_dir) {
 
 void scan(const fs::path& folder, int depth, RunScan& found) {
   std::error_code error;
-  const fs::path record_path = folder / "run.json";
-  if (fs::is_regular_file(record_path, error)) {
-    const auto text = read_text_file(record_path.string());
+  if (fs::is_regular_file(folder / "run.json", error)) {
     try {
-      if (!text) throw std::runtime_error("cannot be read");
-      const Json record = Json::parse(*text);
-      if (!record.is_object()) throw std::runtime_error("not a JSON object");
-      found.runs.push_back(listing_of(record, folder));
-    } catch (const std::exception& e) {
-      found.problems.push_back(record_path.string() + ": skipped, " + e.what());
+      found.runs.push_back(read_run_listing(folder.string()));
+    } catch (const DataError& e) {
+      found.problems.push_back(std::string(e.what()) + "; skipped");
     }
     return;  // a run directory holds no further runs
   }
@@ -146,6 +141,15 @@ std::optional<int64_t> parse_rfc3339(const std::string& text) {
   const int64_t utc = static_cast<int64_t>(timegm(&time));
   const int64_t offset = (offset_hours * 3600 + offset_minutes * 60) * (sign == '-' ? -1 : 1);
   return utc - offset;
+}
+
+RunListing read_run_listing(const std::string& run_dir) {
+  const std::string path = (fs::path(run_dir) / "run.json").string();
+  const auto text = read_text_file(path);
+  if (!text) throw DataError(path + ": cannot be read");
+  const Json record = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!record.is_object()) throw DataError(path + ": not a run record (a JSON object)");
+  return listing_of(record, fs::path(run_dir));
 }
 
 RunScan scan_runs(const std::string& log_dir) {

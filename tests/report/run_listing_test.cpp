@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "train/run_listing.h"
+#include "report/run_listing.h"
 #include "util/error.h"
 
 using namespace trainer;
@@ -80,7 +80,8 @@ TEST_CASE("runs are listed newest first with status, epochs, best validation val
   CHECK(found.runs[2].metric == "loss");  // no validation: the training loss
   CHECK(found.runs[2].seconds == 5400.0);
   REQUIRE(found.problems.size() == 1);
-  CHECK_THAT(found.problems[0], Catch::Contains(dir + "/exp/broken/run.json: skipped"));
+  CHECK_THAT(found.problems[0], Catch::Contains(dir + "/exp/broken/run.json: not a run record") &&
+                                  Catch::EndsWith("; skipped"));
   CHECK_THROWS_AS(scan_runs(dir + "/missing"), UsageError);
 }
 
@@ -94,7 +95,7 @@ TEST_CASE("trainer runs prints a table, or JSON for scripts", "[runs][e2e]") {
                             Catch::Contains("2m05s") && Catch::Contains("4/10") && Catch::Contains("killed") &&
                             Catch::Contains("1h30m"));
   CHECK(table.out.find("other/gone") < table.out.find("exp/done"));
-  CHECK_THAT(table.err, Catch::Contains("broken/run.json: skipped"));
+  CHECK_THAT(table.err, Catch::Contains("broken/run.json: not a run record (a JSON object); skipped"));
   const auto json = run_trainer({"runs", dir, "--json"}, dir);
   REQUIRE(json.exit_code == 0);
   const auto list = nlohmann::json::parse(json.out);

@@ -29,6 +29,10 @@ struct RunScan {
   std::vector<std::string> problems;  // "DIR/run.json: why it was skipped"
 };
 
+// One run directory's listing, from its run.json. Throws DataError naming
+// the file when it is missing or not a run record.
+RunListing read_run_listing(const std::string& run_dir);
+
 // Finds run.json files under `log_dir` (up to 4 folders deep, never through
 // symbolic links such as `latest`). Throws UsageError when `log_dir` is not
 // a folder.

@@ -1,0 +1,28 @@
+#include <memory>
+
+#include "commands.h"
+#include "report/html_report.h"
+#include "util/logging.h"
+
+namespace trainer::app {
+
+void add_report_command(CLI::App& app, Action& selected) {
+  struct Options {
+    std::vector<std::string> run_dirs;
+    std::string output = "report.html";
+  };
+  auto options = std::make_shared<Options>();
+  auto* command = app.add_subcommand("report", "Write one self-contained HTML page with the curves of one run, or "
+                                               "several compared");
+  command->add_option("RUN_DIR", options->run_dirs, "Run directories (runs/EXPERIMENT/RUN)")->required();
+  command->add_option("-o,--output", options->output, "The HTML file to write")->capture_default_str();
+  command->callback([options, &selected] {
+    selected = [options] {
+      write_report(options->run_dirs, options->output);
+      log().info("wrote {} ({} run{})", options->output, options->run_dirs.size(),
+                 options->run_dirs.size() == 1 ? "" : "s");
+    };
+  });
+}
+
+}  // namespace trainer::app

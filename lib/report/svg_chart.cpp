@@ -1,0 +1,172 @@
+#include "report/svg_chart.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace trainer {
+namespace {
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", value);
+  return text;
+}
+
+// A tick label: as few digits as tell the ticks apart.
+std::string tick_label(double value, double step) {
+  char text[32];
+  if (value == 0) return "0";
+  const double magnitude = std::fabs(value);
+  if (magnitude >= 1e5 || magnitude < 1e-3) {
+    std::snprintf(text, sizeof text, "%.2g", value);
+  } else {
+    const int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(step) - 1e-9)));
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+const std::string& run_color(size_t index) {
+  static const std::array<std::string, 10> colors{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  return colors[index % colors.size()];
+}
+
+std::vector<double> nice_ticks(double low, double high, int target, double min_step) {
+  if (!(high > low)) return {low};
+  const double raw = std::max(min_step, (high - low) / std::max(1, target));
+  const double exponent = std::floor(std::log10(raw));
+  double factor = 10;
+  for (const double candidate : {1.0, 2.0, 5.0})
+    if (raw <= candidate * std::pow(10.0, exponent) * (1 + 1e-9)) {
+      factor = candidate;
+      break;
+    }
+  // k x factor x 10^exponent, divided rather than multiplied by a power of
+  // ten below 1, so that 3 x 0.2 is 0.6 and not 0.6000000000000001.
+  const double scale = std::pow(10.0, std::fabs(exponent));
+  const auto tick_at = [&](double k) { return exponent < 0 ? k * factor / scale : k * factor * scale; };
+  const double step = tick_at(1);
+  std::vector<double> ticks;
+  for (double k = std::ceil(low / step - 1e-9); tick_at(k) <= high + step * 1e-9; k += 1)
+    ticks.push_back(k == 0 ? 0.0 : tick_at(k));
+  return ticks;
+}
+
+std::string render_svg(const LineChart& chart, int width, int height) {
+  const double left = 64, right = 16, top = 30;
+  const double legend_rows = static_cast<double>((chart.series.size() + 2) / 3);
+  const double bottom = 44 + 18 * legend_rows;
+  const double plot_w = width - left - right, plot_h = height - top - bottom;
+
+  double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min, y_min = x_min, y_max = -x_min;
+  for (const auto& series : chart.series)
+    for (const auto& [x, y] : series.points) {
+      if (!std::isfinite(x) || !std::isfinite(y)) continue;
+      x_min = std::min(x_min, x), x_max = std::max(x_max, x);
+      y_min = std::min(y_min, y), y_max = std::max(y_max, y);
+    }
+  const bool empty = !std::isfinite(x_min);
+  if (!empty) {
+    if (chart.y_from_zero) y_min = std::min(0.0, y_min);
+    if (x_max == x_min) x_min -= 1, x_max += 1;
+    if (y_max == y_min) {
+      const double pad = y_max == 0 ? 1 : std::fabs(y_max) * 0.1;
+      y_min -= pad, y_max += pad;
+    }
+  }
+  const std::vector<double> x_ticks =
+      empty ? std::vector<double>{} : nice_ticks(x_min, x_max, 5, chart.x_integer ? 1.0 : 0.0);
+  const std::vector<double> y_ticks = empty ? std::vector<double>{} : nice_ticks(y_min, y_max);
+  if (!empty) {  // the axes end on ticks
+    y_min = std::min(y_min, y_ticks.front()), y_max = std::max(y_max, y_ticks.back());
+  }
+  const auto px = [&](double x) { return left + (x - x_min) / (x_max - x_min) * plot_w; };
+  const auto py = [&](double y) { return top + plot_h - (y - y_min) / (y_max - y_min) * plot_h; };
+
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" + std::to_string(width) +
+                    "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " + std::to_string(width) + " " +
+                    std::to_string(height) + "\" role=\"img\" aria-label=\"" + xml_escape(chart.title) + "\">\n";
+  svg += "<text x=\"" + number(left) + "\" y=\"18\" class=\"title\">" + xml_escape(chart.title) + "</text>\n";
+  svg += "<rect class=\"plot\" x=\"" + number(left) + "\" y=\"" + number(top) + "\" width=\"" + number(plot_w) +
+         "\" height=\"" + number(plot_h) + "\"/>\n";
+  if (empty) {
+    svg += "<text x=\"" + number(left + plot_w / 2) + "\" y=\"" + number(top + plot_h / 2) +
+           "\" class=\"empty\" text-anchor=\"middle\">no data yet</text>\n";
+  }
+  const double step_x = x_ticks.size() > 1 ? x_ticks[1] - x_ticks[0] : 1, step_y = y_ticks.size() > 1 ? y_ticks[1] - y_ticks[0] : 1;
+  for (const double tick : y_ticks) {
+    svg += "<line class=\"grid\" x1=\"" + number(left) + "\" x2=\"" + number(left + plot_w) + "\" y1=\"" +
+           number(py(tick)) + "\" y2=\"" + number(py(tick)) + "\"/>";
+    svg += "<text class=\"tick\" x=\"" + number(left - 6) + "\" y=\"" + number(py(tick) + 4) +
+           "\" text-anchor=\"end\">" + tick_label(tick, step_y) + "</text>\n";
+  }
+  for (const double tick : x_ticks) {
+    svg += "<line class=\"axis\" x1=\"" + number(px(tick)) + "\" x2=\"" + number(px(tick)) + "\" y1=\"" +
+           number(top + plot_h) + "\" y2=\"" + number(top + plot_h + 4) + "\"/>";
+    svg += "<text class=\"tick\" x=\"" + number(px(tick)) + "\" y=\"" + number(top + plot_h + 16) +
+           "\" text-anchor=\"middle\">" + tick_label(tick, step_x) + "</text>\n";
+  }
+  svg += "<text class=\"label\" x=\"" + number(left + plot_w / 2) + "\" y=\"" + number(top + plot_h + 32) +
+         "\" text-anchor=\"middle\">" + xml_escape(chart.x_label) + "</text>\n";
+  svg += "<text class=\"label\" transform=\"translate(14," + number(top + plot_h / 2) +
+         ") rotate(-90)\" text-anchor=\"middle\">" + xml_escape(chart.y_label) + "</text>\n";
+
+  for (const auto& series : chart.series) {
+    if (empty) break;
+    // A polyline per run of finite points: a NaN (a diverged loss) is a gap.
+    std::vector<std::string> runs(1);
+    std::string dots;
+    for (const auto& [x, y] : series.points) {
+      if (!std::isfinite(x) || !std::isfinite(y)) {
+        if (!runs.back().empty()) runs.emplace_back();
+        continue;
+      }
+      runs.back() += number(px(x)) + "," + number(py(y)) + " ";
+      if (series.markers)
+        dots += "<circle cx=\"" + number(px(x)) + "\" cy=\"" + number(py(y)) + "\" r=\"2.5\" fill=\"" +
+                series.color + "\"/>";
+    }
+    for (const auto& points : runs)
+      if (!points.empty())
+        svg += "<polyline class=\"series\" fill=\"none\" stroke=\"" + series.color + "\" stroke-width=\"2\"" +
+               (series.dashed ? " stroke-dasharray=\"6 4\"" : "") + " points=\"" + points + "\"/>\n";
+    svg += dots + "\n";
+  }
+  // The legend: three entries a row under the axis label.
+  for (size_t i = 0; i < chart.series.size(); ++i) {
+    const auto& series = chart.series[i];
+    const double x = left + static_cast<double>(i % 3) * (plot_w / 3);
+    const double y = top + plot_h + 48 + 18 * static_cast<double>(i / 3);
+    svg += "<line x1=\"" + number(x) + "\" x2=\"" + number(x + 22) + "\" y1=\"" + number(y - 4) + "\" y2=\"" +
+           number(y - 4) + "\" stroke=\"" + series.color + "\" stroke-width=\"2\"" +
+           (series.dashed ? " stroke-dasharray=\"6 4\"" : "") + "/>";
+    svg += "<text class=\"legend\" x=\"" + number(x + 28) + "\" y=\"" + number(y) + "\">" + xml_escape(series.label) +
+           "</text>\n";
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace trainer
