@@ -30,6 +30,10 @@ std::vector<GpuInfo> query_gpus();
 // Makes GPU `index` this process's current one (NCCL, streams and new
 // tensors without an index use it).
 void make_gpu_current(int index);
+// The PCI bus id of visible GPU `index` ("0000:3B:00.0"), by which NVML
+// finds the same card whatever CUDA_VISIBLE_DEVICES renumbered; "" in a CPU
+// build or when the runtime cannot say.
+std::string gpu_pci_bus_id(int index);
 // "12.4" or "" in a CPU build.
 std::string cuda_runtime_version();
 std::string cudnn_version();

@@ -38,6 +38,15 @@ std::vector<GpuInfo> query_gpus() {
 
 void make_gpu_current(int index) { c10::cuda::set_device(static_cast<c10::DeviceIndex>(index)); }
 
+std::string gpu_pci_bus_id(int index) {
+  char id[32] = {};
+  if (cudaDeviceGetPCIBusId(id, sizeof id, index) != cudaSuccess) {
+    cudaGetLastError();  // clear it: the next CUDA call must not report it
+    return {};
+  }
+  return id;
+}
+
 std::string cuda_runtime_version() {
   int version = 0;
   if (cudaRuntimeGetVersion(&version) != cudaSuccess) return "";

@@ -10,6 +10,7 @@ namespace trainer {
 
 std::vector<GpuInfo> query_gpus() { return {}; }
 void make_gpu_current(int) {}
+std::string gpu_pci_bus_id(int) { return {}; }
 std::string cuda_runtime_version() { return ""; }
 std::string cudnn_version() { return ""; }
 

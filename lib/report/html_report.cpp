@@ -1,5 +1,6 @@
 #include "report/html_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -13,7 +14,8 @@ namespace {
 // metrics.jsonl keys that are not metrics.
 bool is_bookkeeping(const std::string& key) {
   static const std::set<std::string> keys{"epoch", "lr", "steps", "samples_per_second", "data_wait_fraction",
-                                          "timed_steps", "peak_memory_bytes", "loss_scale", "skipped_steps"};
+                                          "timed_steps", "peak_memory_bytes", "loss_scale", "skipped_steps",
+                                          "gpu_utilization", "gpu_memory_used_bytes", "gpu_samples"};
   const bool seconds = key.size() > 8 && key.compare(key.size() - 8, 8, "_seconds") == 0;
   return keys.count(key) > 0 || seconds;
 }
@@ -223,6 +225,16 @@ std::string render_report(const std::vector<RunFiles>& runs) {
   for (size_t i = 0; i < runs.size(); ++i) html += render_svg(charts.step_split(i));
   html += render_svg(charts.per_run("peak memory", "epoch", "MiB", "epoch", "peak_memory_bytes", false,
                                     1.0 / (1024.0 * 1024.0)));
+  // GPU runs with NVML: the card's utilisation and memory, as nvtop shows them.
+  const bool gpu = std::any_of(runs.begin(), runs.end(), [](const RunFiles& run) {
+    return std::any_of(run.epochs.begin(), run.epochs.end(),
+                       [](const NumberRecord& epoch) { return epoch.count("gpu_utilization") > 0; });
+  });
+  if (gpu) {
+    html += render_svg(charts.per_run("GPU utilisation", "epoch", "% of time busy", "epoch", "gpu_utilization", false));
+    html += render_svg(charts.per_run("GPU memory used (all processes)", "epoch", "MiB", "epoch",
+                                      "gpu_memory_used_bytes", false, 1.0 / (1024.0 * 1024.0)));
+  }
   html += "</div>\n";
   if (runs.size() == 1 && !runs[0].config_text.empty())
     html += "<h2>Config</h2>\n<details><summary>the resolved config</summary><pre>" + xml_escape(runs[0].config_text) +

@@ -70,6 +70,11 @@ std::string format_metrics_json(const EpochRecord& record) {
     json["timed_steps"] = record.timed_steps;
   }
   if (record.peak_memory_bytes > 0) json["peak_memory_bytes"] = record.peak_memory_bytes;
+  if (record.gpu_samples > 0) {
+    json["gpu_utilization"] = json_number(record.gpu_utilization);
+    json["gpu_memory_used_bytes"] = record.gpu_memory_used_bytes;
+    json["gpu_samples"] = record.gpu_samples;
+  }
   if (record.loss_scale > 0) {
     json["loss_scale"] = json_number(record.loss_scale);
     json["skipped_steps"] = record.skipped_steps;

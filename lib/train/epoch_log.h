@@ -39,6 +39,11 @@ struct EpochRecord {
   StepTimes step_times;
   int64_t timed_steps = 0;
   int64_t peak_memory_bytes = 0;  // this process's device, since the run (or resume) began
+  // GPUs with NVML: the card's utilisation (%, mean of the once-a-second
+  // samples) and memory used by every process (the peak sample).
+  int64_t gpu_samples = 0;
+  double gpu_utilization = 0;
+  int64_t gpu_memory_used_bytes = 0;
 };
 
 // `clock` is the local time as HH:MM:SS.

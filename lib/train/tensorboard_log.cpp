@@ -52,6 +52,10 @@ void TensorBoardLog::on_epoch(const EpochRecord& record, int64_t global_step) {
   if (record.peak_memory_bytes > 0)
     scalar("memory/peak_mib", static_cast<double>(record.peak_memory_bytes) / (1024.0 * 1024.0));
   if (record.loss_scale > 0) scalar("epoch/loss_scale", record.loss_scale);
+  if (record.gpu_samples > 0) {
+    scalar("gpu/utilization", record.gpu_utilization);
+    scalar("gpu/memory_used_mib", static_cast<double>(record.gpu_memory_used_bytes) / (1024.0 * 1024.0));
+  }
 }
 
 void TensorBoardLog::on_images(const std::vector<NamedImage>& images, int64_t global_step) {

@@ -12,6 +12,7 @@
 #include "device/device_memory.h"
 #include "device/device_select.h"
 #include "device/gpu.h"
+#include "device/gpu_monitor.h"
 #include "distributed/gradient_reducer.h"
 #include "distributed/rank_device.h"
 #include "train/checkpoint.h"
@@ -84,6 +85,10 @@ class TrainingLoop {
                                                    config.dist.bucket_mb);
     }
     step_ = std::make_unique<TrainStep>(config, experiment_.model, *optimizer_, precision_, device_, reducer_.get());
+    if (device_.is_cuda()) {
+      gpu_monitor_ = std::make_unique<GpuMonitor>("libnvidia-ml.so.1", gpu_pci_bus_id(device_.index()), device_.index());
+      if (!gpu_monitor_->available()) log().info("GPU utilisation not sampled: {}", gpu_monitor_->why());
+    }
   }
 
   RunSummary run() {
@@ -236,6 +241,7 @@ class TrainingLoop {
     EpochRecord record;
     record.epoch = epoch;
     if (reducer_) reducer_->reset_stats();
+    if (gpu_monitor_) gpu_monitor_->take();  // what came before the epoch is not its own
     // A resumed epoch goes on counting from its checkpoint's figure.
     if (LossScaler* scaler = precision_.scaler(); scaler && state_.step_in_epoch == 0) scaler->reset_skipped_steps();
     const double data_wait = train_steps(epoch, record);
@@ -262,6 +268,12 @@ class TrainingLoop {
 
     const MemoryUsage memory = device_memory_usage(device_);
     record.peak_memory_bytes = memory.peak_bytes;
+    if (gpu_monitor_) {
+      const GpuSamples samples = gpu_monitor_->take();
+      record.gpu_samples = samples.count;
+      record.gpu_utilization = samples.mean_utilization;
+      record.gpu_memory_used_bytes = samples.peak_memory_used_bytes;
+    }
 
     if (cluster_.is_root()) {
       emit_record(format_epoch_record(record, local_time_hms()));
@@ -435,6 +447,7 @@ class TrainingLoop {
   std::unique_ptr<TrainStep> step_;
   StepMonitor monitor_;
   StepProfiler profiler_;
+  std::unique_ptr<GpuMonitor> gpu_monitor_;  // GPUs with NVML
   std::vector<std::unique_ptr<RunObserver>> observers_;  // rank 0's
   RunDir run_;
   RunRecord record_;  // rank 0's
