@@ -14,7 +14,9 @@
 #      on gpu:0 with the device mapping logged, fp16 with loss scaling and bf16,
 #      the memory budget enforced with exit code 6, bench cpu,gpu:0, two ranks
 #      sharing a GPU, and with two GPUs or more data-parallel over NCCL);
-#   5. the whole suite.
+#   5. TensorBoard's EventAccumulator on a GPU run's event file (where the
+#      Python has TensorBoard), and that run's step split and NVML samples;
+#   6. the whole suite.
 # Every step runs even when an earlier one failed (after the build), each
 # writes LOGS/NN-step.log, and the summary names the failures; the exit code
 # is 1 if any step failed. Where no GPU is usable the GPU tests say SKIPPED.
@@ -99,5 +101,13 @@ else
   echo "gpu-check: no usable GPU: the GPU tests will say SKIPPED"
 fi
 step gpu-tests ctest --test-dir build-gpu --output-on-failure -R "NCCL|GPU|gpu"
+# TensorBoard's own reader on the event file of the GPU monitoring test's run
+# (where this machine's Python has TensorBoard), and that run's profile and
+# GPU samples as figures.
+monitored=build-gpu/tests/tmp/gpu-monitoring/runs/mlp/run
+if [ -d "$monitored" ] && "$python" -c 'import tensorboard' 2>/dev/null; then
+  step tensorboard-reads "$python" scripts/check-tensorboard-reads.py "$monitored"
+fi
+[ -f "$monitored/metrics.jsonl" ] && step gpu-monitoring cat "$monitored/metrics.jsonl"
 step all-tests ctest --test-dir build-gpu --output-on-failure -j"$jobs"
 summary

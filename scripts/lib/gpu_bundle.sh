@@ -33,6 +33,7 @@ unpack_bundle() {
   # machine may not have: a wrapper names the bundle's library folder.
   if [ -x "$prefix/usr/bin/protoc" ] && [ ! -L "$prefix/usr/bin/protoc" ]; then
     mv "$prefix/usr/bin/protoc" "$prefix/usr/bin/protoc.real"
+    # shellcheck disable=SC2016  # the wrapper expands LD_LIBRARY_PATH when it runs
     printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s" "$@"\n' \
       "$(bundle_lib_dir "$prefix")" "$prefix/usr/bin/protoc.real" >"$prefix/usr/bin/protoc"
     chmod +x "$prefix/usr/bin/protoc"

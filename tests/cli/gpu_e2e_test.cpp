@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
 #include "epoch_records.h"
@@ -64,6 +67,36 @@ TEST_CASE("GPU: gpu:0 trains, states the device mapping, and resumes on the CPU"
   INFO(eval.err);
   CHECK(eval.exit_code == 0);
   CHECK_THAT(eval.out, Catch::Contains("Valid Loss:"));
+}
+
+TEST_CASE("GPU: a run's step split times one step in 20, NVML samples the card, the profile is written",
+          "[gpu][e2e][monitoring]") {
+  const std::string dir = fresh_dir("gpu-monitoring");
+  if (skip_without_gpus(dir, 1)) return;
+  // 2000 samples in batches of 32: 63 steps an epoch, 4 of them timed.
+  const auto result = run_trainer({"run", gpu_experiment(dir, "gpu:0", "", 1024), "--set", "train.profile.epoch=2",
+                                   "--set", "train.profile.steps=5"},
+                                  dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const std::string run = dir + "/runs/mlp/run";
+  CHECK(fs::exists(run + "/profile-2.json"));
+  CHECK_THAT(read_text(run + "/profile-2.json"), Catch::Contains("\"trainer/forward\""));
+  const bool nvml = result.err.find("GPU utilisation not sampled") == std::string::npos;
+  std::ifstream metrics(run + "/metrics.jsonl");
+  for (std::string line; std::getline(metrics, line);) {
+    const auto epoch = nlohmann::json::parse(line);
+    INFO(line);
+    CHECK(epoch["steps"] == 63);
+    CHECK(epoch["timed_steps"] == 4);
+    CHECK(epoch["forward_seconds"].get<double>() > 0);
+    if (nvml) {
+      CHECK(epoch["gpu_samples"].get<int64_t>() >= 1);
+      CHECK(epoch["gpu_utilization"].get<double>() >= 0);
+      CHECK(epoch["gpu_memory_used_bytes"].get<int64_t>() > 0);
+    }
+  }
+  if (!nvml) WARN("NVML was not loadable here: " << result.err.substr(result.err.find("GPU utilisation not sampled")));
 }
 
 TEST_CASE("GPU: fp16 trains with loss scaling, bf16 trains", "[gpu][e2e][precision]") {
