@@ -30,4 +30,17 @@ inline std::string write_mlp_experiment(const std::string& dir, const MlpExperim
   return path;
 }
 
+// A small MLP (16 features, 32 units, 400 training samples: a second a
+// run) named `name`, its run directory DIR/runs/NAME/RUN_NAME.
+inline MlpExperiment small_mlp(const std::string& name, const std::string& run_name, const std::string& extra = "") {
+  MlpExperiment spec;
+  spec.name = name;
+  spec.samples = 400;
+  spec.features = 16;
+  spec.units = 32;
+  spec.run_name = run_name;
+  spec.extra = extra;
+  return spec;
+}
+
 }  // namespace trainer::testing

@@ -17,13 +17,7 @@ using json = nlohmann::json;
 TEST_CASE("train.profile writes a Chrome trace of the chosen steps with trainer's phases as ranges",
           "[e2e][profile]") {
   const std::string dir = fresh_dir("profile-run");
-  MlpExperiment spec;
-  spec.name = "prof";
-  spec.samples = 400;
-  spec.features = 16;
-  spec.units = 32;
-  spec.run_name = "run";
-  spec.extra = "train: {epochs: 2, batch_size: 20, profile: {epoch: 2, steps: 4}}\n";
+  const MlpExperiment spec = small_mlp("prof", "run", "train: {epochs: 2, batch_size: 20, profile: {epoch: 2, steps: 4}}\n");
   const auto result = run_trainer({"run", write_mlp_experiment(dir, spec)}, dir);
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
@@ -66,12 +60,7 @@ TEST_CASE("train.profile writes a Chrome trace of the chosen steps with trainer'
 
 TEST_CASE("a profile of an epoch past the last is a config error", "[e2e][profile][errors]") {
   const std::string dir = fresh_dir("profile-past");
-  MlpExperiment spec;
-  spec.name = "prof";
-  spec.samples = 100;
-  spec.features = 4;
-  spec.units = 4;
-  spec.extra = "train: {epochs: 2, profile: {epoch: 3}}\n";
+  const MlpExperiment spec = small_mlp("prof", "", "train: {epochs: 2, profile: {epoch: 3}}\n");
   const auto result = run_trainer({"run", write_mlp_experiment(dir, spec)}, dir);
   CHECK(result.exit_code == 2);
   CHECK_THAT(result.err, Catch::Contains("prof.yaml:") &&

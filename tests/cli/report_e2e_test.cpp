@@ -21,13 +21,8 @@ namespace {
 const char* kChromium = "/usr/bin/chromium";
 
 std::string run_experiment(const std::string& dir, const std::string& name, const std::string& lr) {
-  MlpExperiment spec;
-  spec.name = "rep";
-  spec.samples = 400;
-  spec.features = 16;
-  spec.units = 32;
-  spec.run_name = name;
-  spec.extra = "metrics: [accuracy]\noptimizer: {lr: " + lr + "}\ntrain: {epochs: 3, batch_size: 20}\n";
+  const MlpExperiment spec =
+      small_mlp("rep", name, "metrics: [accuracy]\noptimizer: {lr: " + lr + "}\ntrain: {epochs: 3, batch_size: 20}\n");
   const auto result = run_trainer({"run", write_mlp_experiment(dir, spec), "--set", "log.scalars_every=5"}, dir);
   INFO(result.err);
   REQUIRE(result.exit_code == 0);

@@ -29,14 +29,8 @@ std::string absolute(const std::string& path) { return fs::absolute(path).lexica
 
 // 16 features, 4 classes, accuracy and MSE besides the loss.
 std::string small_experiment(const std::string& dir, const std::string& extra = "") {
-  MlpExperiment spec;
-  spec.name = "small";
-  spec.samples = 400;
-  spec.features = 16;
-  spec.units = 32;
-  spec.run_name = "run";
-  spec.extra = "metrics: [accuracy, mse]\ntrain: {epochs: 3, batch_size: 20}\n" + extra;
-  return write_mlp_experiment(dir, spec);
+  return write_mlp_experiment(
+      dir, small_mlp("small", "run", "metrics: [accuracy, mse]\ntrain: {epochs: 3, batch_size: 20}\n" + extra));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "cli_runner.h"
 #include "data/image_codec.h"
 #include "experiment_files.h"
+#include "tensorboard/python_event_reader.h"
 
 using namespace trainer::testing;
 namespace fs = std::filesystem;
@@ -30,10 +31,9 @@ std::vector<std::string> event_files(const std::string& run_dir) {
 }
 
 json read_events(const std::string& file) {
-  const auto out = system_python_output(source_dir() + "/tests/tensorboard/read_events.py " + event_pb2_dir() + " '" +
-                                        file + "'");
-  REQUIRE(out.has_value());
-  return json::parse(*out);
+  const auto events = python_reads_events(file);
+  REQUIRE(events.has_value());
+  return *events;
 }
 
 std::vector<json> metrics_lines(const std::string& run_dir) {
@@ -45,21 +45,14 @@ std::vector<json> metrics_lines(const std::string& run_dir) {
 
 // 400 samples in batches of 20: 20 steps an epoch.
 std::string small_experiment(const std::string& dir, const std::string& run_name) {
-  MlpExperiment spec;
-  spec.name = "tb";
-  spec.samples = 400;
-  spec.features = 16;
-  spec.units = 32;
-  spec.run_name = run_name;
-  spec.extra = "metrics: [accuracy]\ntrain: {epochs: 3, batch_size: 20}\n";
-  return write_mlp_experiment(dir, spec);
+  return write_mlp_experiment(dir, small_mlp("tb", run_name, "metrics: [accuracy]\ntrain: {epochs: 3, batch_size: 20}\n"));
 }
 
 }  // namespace
 
 TEST_CASE("a run writes a TensorBoard event file that agrees with metrics.jsonl", "[e2e][tensorboard]") {
   if (!system_python_has("google.protobuf")) {
-    WARN("SKIPPED: needs Debian's python3 with python3-protobuf");
+    WARN(kNeedsPythonProtobuf);
     return;
   }
   const std::string dir = fresh_dir("tensorboard-run");
@@ -140,7 +133,7 @@ TEST_CASE("metrics.jsonl carries where each epoch's step time went", "[e2e][tens
 
 TEST_CASE("a resumed run adds an event file that marks the restart", "[e2e][tensorboard][resume]") {
   if (!system_python_has("google.protobuf")) {
-    WARN("SKIPPED: needs Debian's python3 with python3-protobuf");
+    WARN(kNeedsPythonProtobuf);
     return;
   }
   const std::string dir = fresh_dir("tensorboard-resume");
@@ -166,7 +159,7 @@ TEST_CASE("a resumed run adds an event file that marks the restart", "[e2e][tens
 
 TEST_CASE("an image-to-image run records input, output and target images each epoch", "[e2e][tensorboard]") {
   if (!system_python_has("google.protobuf")) {
-    WARN("SKIPPED: needs Debian's python3 with python3-protobuf");
+    WARN(kNeedsPythonProtobuf);
     return;
   }
   const std::string dir = fresh_dir("tensorboard-images");
