@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 
+#include <ATen/record_function.h>
+
 #include "config/config_writer.h"
 #include "data/batch_loader.h"
 #include "data/sampler.h"
