@@ -40,7 +40,7 @@ size_t pixels_near(const trainer::Image& image, int r, int g, int b, int toleran
 
 }  // namespace
 
-TEST_CASE("a run keeps report.html and steps.jsonl; trainer report compares runs", "[e2e][report]") {
+TEST_CASE("a run keeps report.html and steps.jsonl, and trainer report compares runs", "[e2e][report]") {
   const std::string dir = fresh_dir("report-e2e");
   const std::string a = run_experiment(dir, "fast", "0.01");
   CHECK_THAT(read_text(a + "/report.html"), Catch::Contains("<title>trainer run fast</title>") &&

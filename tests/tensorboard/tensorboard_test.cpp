@@ -109,7 +109,7 @@ TEST_CASE("a damaged event file is refused by the independent reader", "[tensorb
   CHECK_FALSE(python_reads_events(path).has_value());
 }
 
-TEST_CASE("two writers in one folder never share a file; an unwritable folder is an I/O error", "[tensorboard]") {
+TEST_CASE("two writers in one folder never share a file, and an unwritable folder is an I/O error", "[tensorboard]") {
   const std::string dir = fresh_dir("tensorboard-two");
   EventWriter first(dir), second(dir);
   CHECK(first.path() != second.path());
