@@ -93,11 +93,26 @@ void BatchLoader::work() {
       Batch batch = assemble(index);
       std::lock_guard<std::mutex> lock(mutex_);
       ready_.emplace(index, std::move(batch));
+    } catch (const OutOfMemoryError&) {
+      // The memory budget is shared with the training step: a batch that
+      // does not fit is the run's out-of-memory error (exit code 6), the same
+      // whichever thread happened to allocate last, not a data error.
+      keep_error(index, std::current_exception());
+    } catch (const c10::OutOfMemoryError&) {
+      keep_error(index, std::current_exception());
     } catch (const std::exception& e) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      worker_error_ = e.what();
+      keep_error(index, std::make_exception_ptr(
+          DataError("assembling batch " + std::to_string(index) + " failed: " + e.what())));
     }
     ready_changed_.notify_all();
+  }
+}
+
+void BatchLoader::keep_error(int64_t batch_index, std::exception_ptr error) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!worker_error_ || batch_index < failed_batch_) {
+    worker_error_ = std::move(error);
+    failed_batch_ = batch_index;
   }
 }
 
@@ -108,9 +123,12 @@ std::optional<Batch> BatchLoader::next() {
   auto found = ready_.find(wanted);
   if (found == ready_.end()) {
     Stopwatch waited;
-    ready_changed_.wait(lock, [&] { return worker_error_ || ready_.count(wanted) > 0; });
+    // A later batch's failure waits its turn: the batches before it are
+    // still handed out, so the error always names the first batch that failed.
+    const auto failed = [&] { return worker_error_ && failed_batch_ == wanted; };
+    ready_changed_.wait(lock, [&] { return failed() || ready_.count(wanted) > 0; });
     wait_seconds_ += waited.seconds();
-    if (worker_error_) throw DataError("assembling batch " + std::to_string(wanted) + " failed: " + *worker_error_);
+    if (failed()) std::rethrow_exception(worker_error_);
     found = ready_.find(wanted);
   }
   Batch batch = std::move(found->second);

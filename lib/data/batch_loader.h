@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <condition_variable>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -56,6 +57,7 @@ class BatchLoader {
 
  private:
   void work();
+  void keep_error(int64_t batch_index, std::exception_ptr error);
   Batch assemble(int64_t batch_index) const;
 
   const TensorDataset& data_;
@@ -68,7 +70,8 @@ class BatchLoader {
   std::condition_variable ready_changed_;  // a batch was added
   std::condition_variable space_freed_;    // the consumer took one
   std::map<int64_t, Batch> ready_;
-  std::optional<std::string> worker_error_;
+  std::exception_ptr worker_error_;  // the failure of the earliest batch that failed
+  int64_t failed_batch_ = -1;
   int64_t next_to_assemble_ = 0;
   int64_t next_to_hand_out_ = 0;
   bool stopping_ = false;

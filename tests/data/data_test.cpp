@@ -195,6 +195,50 @@ TEST_CASE("epoch order: a seeded permutation that changes every epoch", "[data][
   CHECK(plain == std::vector<int64_t>{0, 1, 2, 3, 4});
 }
 
+namespace {
+
+// Fails on sample 5: with the given error, as a loader thread sees it.
+template <typename Failure>
+class FailingSource : public SampleSource {
+ public:
+  std::pair<torch::Tensor, torch::Tensor> assemble(const int64_t* ids, int64_t count, int64_t) const override {
+    for (int64_t i = 0; i < count; ++i)
+      if (ids[i] == 5) throw Failure("sample 5 failed");
+    auto rows = torch::zeros({count, 1});
+    return {rows, rows};
+  }
+};
+
+template <typename Failure>
+TensorDataset failing_data() {
+  const auto ids = torch::arange(20, torch::kInt64);
+  return {ids, ids, std::make_shared<FailingSource<Failure>>()};
+}
+
+}  // namespace
+
+TEST_CASE("a loader thread's failure reaches next(): out of memory stays out of memory", "[data][loader]") {
+  LoaderOptions options;
+  options.batch_size = 4;
+  options.workers = 2;
+  const std::vector<int64_t> order = epoch_order(20, 1, 1, false);
+  SECTION("past the memory budget: OutOfMemoryError, exit code 6, whichever thread allocated") {
+    const auto data = failing_data<OutOfMemoryError>();
+    BatchLoader loader(data, order, options);
+    CHECK(loader.next().has_value());  // samples 0-3
+    CHECK_THROWS_AS(loader.next(), OutOfMemoryError);
+  }
+  SECTION("any other failure: a data error naming the batch") {
+    const auto data = failing_data<std::runtime_error>();
+    BatchLoader loader(data, order, options);
+    CHECK(loader.next().has_value());
+    CHECK_THROWS_WITH(loader.next(), Catch::Contains("assembling batch 1 failed: sample 5 failed"));
+    BatchLoader again(data, order, options);
+    CHECK(again.next().has_value());
+    CHECK_THROWS_AS(again.next(), DataError);
+  }
+}
+
 TEST_CASE("the prefetching loader hands out every batch in order", "[data][loader]") {
   TensorDataset data{torch::arange(103, torch::kFloat32).unsqueeze(1), torch::arange(103, torch::kInt64)};
   const auto order = epoch_order(103, 1, 1, true);
