@@ -1,27 +1,51 @@
 #include <cstdio>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.h"
-#include "config/config_loader.h"
+#include "train/checkpoint_choice.h"
 #include "train/trainer.h"
+#include "util/json.h"
 
 namespace trainer::app {
+namespace {
+
+std::string evaluation_json(const std::string& checkpoint, const CheckpointEvaluation& result) {
+  nlohmann::ordered_json json;
+  json["checkpoint"] = checkpoint;
+  json["epoch"] = result.epoch;
+  if (result.step_in_epoch > 0) json["step_in_epoch"] = result.step_in_epoch;
+  for (const auto& metric : result.valid) json["val_" + metric.key] = json_number(metric.value);
+  return json_line(json);
+}
+
+}  // namespace
 
 void add_eval_command(CLI::App& app, Action& selected) {
   struct Args {
     ExperimentArgs experiment;
     std::string checkpoint;
+    bool json = false;
   };
   auto args = std::make_shared<Args>();
-  auto* command = app.add_subcommand("eval", "Print the validation metrics of a checkpoint");
-  args->experiment.add_to(*command);
-  command->add_option("--checkpoint", args->checkpoint, "Checkpoint file (runs/.../checkpoints/epoch-NNNN.pt)")
+  auto* command = app.add_subcommand(
+      "eval", "Print the validation metrics of a checkpoint (FILE: the run's own config.yaml when left out)");
+  args->experiment.add_to(*command, /*file_required=*/false);
+  command
+      ->add_option("--checkpoint", args->checkpoint,
+                   "A run directory (its checkpoints/best.pt, else its newest checkpoint) or a checkpoint file")
       ->required();
+  command->add_flag("--json", args->json, "One JSON object: checkpoint, epoch, val_loss, val_<metric>...");
   command->callback([args, &selected] {
     selected = [args] {
-      const ExperimentConfig config = load_experiment(args->experiment.file, args->experiment.overrides);
-      const std::string line = format_valid_line(evaluate_checkpoint(config, args->checkpoint));
-      std::fwrite(line.data(), 1, line.size(), stdout);
+      const CheckpointChoice choice = choose_checkpoint(args->checkpoint);
+      const ExperimentConfig config =
+          experiment_for_checkpoint(args->experiment.file, args->experiment.overrides, choice);
+      const CheckpointEvaluation result = evaluate_checkpoint(config, choice.checkpoint);
+      const std::string text =
+          args->json ? evaluation_json(choice.checkpoint, result) : format_valid_line(result.valid);
+      std::fwrite(text.data(), 1, text.size(), stdout);
     };
   });
 }

@@ -1,7 +1,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "config/config_loader.h"
+#include "train/checkpoint_choice.h"
 #include "train/predict.h"
 
 namespace trainer::app {
@@ -15,9 +15,12 @@ void add_predict_command(CLI::App& app, Action& selected) {
   auto* command = app.add_subcommand(
       "predict", "Apply a checkpoint's model to image files: a classifier's top classes as JSON lines, an "
                  "image-to-image model's output images at full size");
-  args->experiment.add_to(*command);
+  args->experiment.add_to(*command, /*file_required=*/false);
   auto& p = args->predict;
-  command->add_option("--checkpoint", p.checkpoint, "Checkpoint file (runs/.../checkpoints/epoch-NNNN.pt)")->required();
+  command
+      ->add_option("--checkpoint", p.checkpoint,
+                   "A run directory (its checkpoints/best.pt, else its newest checkpoint) or a checkpoint file")
+      ->required();
   command->add_option("--input", p.input, "An image file, or a folder of them (subfolders searched)")->required();
   command->add_option("--output", p.output,
                       "Folder for the results: predictions.jsonl (classifiers; default: standard output) or the "
@@ -37,7 +40,12 @@ void add_predict_command(CLI::App& app, Action& selected) {
       ->default_val(16)
       ->check(CLI::Range(int64_t{1}, int64_t{4096}));
   command->callback([args, &selected] {
-    selected = [args] { run_predict(load_experiment(args->experiment.file, args->experiment.overrides), args->predict); };
+    selected = [args] {
+      const CheckpointChoice choice = choose_checkpoint(args->predict.checkpoint);
+      PredictOptions options = args->predict;
+      options.checkpoint = choice.checkpoint;
+      run_predict(experiment_for_checkpoint(args->experiment.file, args->experiment.overrides, choice), options);
+    };
   });
 }
 

@@ -161,4 +161,10 @@ template <> struct EnumTable<ProgressMode> {
       {ProgressMode::kAuto, "auto"}, {ProgressMode::kAlways, "always"}, {ProgressMode::kNever, "never"}};
 };
 
+enum class MonitorMode { kAuto, kMin, kMax };
+template <> struct EnumTable<MonitorMode> {
+  static constexpr EnumName<MonitorMode> entries[] = {
+      {MonitorMode::kAuto, "auto"}, {MonitorMode::kMin, "min"}, {MonitorMode::kMax, "max"}};
+};
+
 }  // namespace trainer

@@ -16,6 +16,7 @@
 #include "config/field_types.h"
 #include "config/image_pipeline_config.h"
 #include "config/layer_kinds.h"
+#include "config/train_config.h"
 
 namespace trainer {
 
@@ -307,50 +308,6 @@ struct LossConfig {
       "sparse_categorical_crossentropy: the model outputs logits, not probabilities. false needs a last "
       "layer with activation: softmax (a config error otherwise). With a final softmax the loss is computed "
       "from its logits either way.");
-  }
-};
-
-inline constexpr int64_t kMaxBatchSize = int64_t{1} << 30;
-
-struct ProfileConfig {
-  int64_t epoch = 0;
-  int64_t steps = 10;
-
-  template <class V> void visit_fields(V& v) {
-    v("epoch", epoch, "Record the first `steps` training steps of this epoch with LibTorch's profiler into "
-      "RUN_DIR/profile-EPOCH.json (a Chrome trace for Perfetto or chrome://tracing); 0 = no profile.", at_least(0));
-    v("steps", steps, "Steps to record.", int_in_range(1, 10000));
-  }
-};
-
-struct TrainConfig {
-  int64_t epochs = 10;
-  int64_t batch_size = 32;
-  int64_t valid_batch_size = 0;
-  int64_t steps_per_epoch = 0;
-  int64_t validate_every = 1;
-  int64_t checkpoint_every = 1;
-  int64_t keep_checkpoints = 3;
-  int64_t check_finite_every = 10;
-  ProfileConfig profile;
-
-  template <class V> void visit_fields(V& v) {
-    v("epochs", epochs, "Epochs to train.", at_least(1));
-    // Bounded so that every product of batch sizes (4 x batch_size, x ranks)
-    // stays far inside 64 bits; a batch larger than the data is one batch.
-    v("batch_size", batch_size, "Samples per step (per device).", count_in_range(1, kMaxBatchSize));
-    v("valid_batch_size", valid_batch_size, "Samples per validation batch; 0 = batch_size on a CPU, 4 x batch_size on a GPU.",
-      count_in_range(0, kMaxBatchSize));
-    v("steps_per_epoch", steps_per_epoch, "Stop an epoch after N steps; 0 = the whole training set.",
-      at_least(0));
-    v("validate_every", validate_every, "Validate every N epochs (and after the last).", at_least(1));
-    v("checkpoint_every", checkpoint_every, "Save a checkpoint every N epochs (and after the last).",
-      at_least(1));
-    v("keep_checkpoints", keep_checkpoints, "Keep the newest N checkpoints.", at_least(1));
-    v("check_finite_every", check_finite_every,
-      "Check the training loss for NaN or infinity every N steps (a host sync each time on a GPU); a diverged "
-      "run stops within N steps and saves no checkpoint.", at_least(1));
-    v("profile", profile, "A profile of a few training steps: {epoch: E, steps: N}.");
   }
 };
 

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "config/metric_spec.h"
+#include "config/monitor_spec.h"
 #include "config/validate_graph.h"
 
 namespace trainer {
@@ -120,6 +121,15 @@ void validate_profile(const TrainConfig& train, ReadContext& context) {
                         "train.epochs: " + std::to_string(train.epochs) + ")");
 }
 
+// A monitor naming no figure would keep no best.pt and never stop early,
+// silently.
+void validate_monitor(const ExperimentConfig& config, ReadContext& context) {
+  if (config.train.monitor.empty() || resolve_monitor(config.train, config.metrics)) return;
+  context.problem(context.location_of_any({"train.monitor", "metrics"}),
+                  "train.monitor: '" + config.train.monitor + "' names no figure this run reports; expected one of " +
+                      monitor_choices(config.metrics));
+}
+
 }  // namespace
 
 void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
@@ -134,6 +144,7 @@ void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
   validate_images(config.data, context);
   validate_loss_input(config, context);
   validate_profile(config.train, context);
+  validate_monitor(config, context);
 }
 
 }  // namespace trainer

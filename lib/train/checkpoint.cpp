@@ -17,6 +17,16 @@ int64_t read_int(torch::serialize::InputArchive& archive, const char* key) {
   archive.read(key, value);
   return value.toInt();
 }
+
+// Absent from checkpoints written before train.monitor: nothing measured yet.
+void read_monitor_counters(torch::serialize::InputArchive& archive, MonitorCounters& counters) {
+  c10::IValue value;
+  if (archive.try_read("monitor_best", value) && value.isDouble()) counters.best = value.toDouble();
+  if (archive.try_read("monitor_best_epoch", value) && value.isInt()) counters.best_epoch = value.toInt();
+  if (archive.try_read("monitor_patience_best", value) && value.isDouble()) counters.patience_best = value.toDouble();
+  if (archive.try_read("monitor_waited", value) && value.isInt()) counters.waited = value.toInt();
+}
+
 }  // namespace
 
 void save_checkpoint(const std::string& path, torch::nn::Module& model, const torch::optim::Optimizer& optimizer,
@@ -43,6 +53,10 @@ void save_checkpoint(const std::string& path, torch::nn::Module& model, const to
     if (state.loss_scaler.defined()) archive.write("loss_scaler", state.loss_scaler);
     if (state.rng_gpu.defined()) archive.write("rng_gpu", state.rng_gpu);
     if (!state.optimizer.empty()) archive.write("optimizer_name", c10::IValue(state.optimizer));
+    archive.write("monitor_best", c10::IValue(state.monitor.best));
+    archive.write("monitor_best_epoch", c10::IValue(state.monitor.best_epoch));
+    archive.write("monitor_patience_best", c10::IValue(state.monitor.patience_best));
+    archive.write("monitor_waited", c10::IValue(state.monitor.waited));
     archive.save_to(bytes);
   } catch (const c10::Error& e) {
     throw IoError("cannot serialise checkpoint " + path + ": " + e.what_without_backtrace());
@@ -146,6 +160,7 @@ TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model,
     if (archive.try_read("loss_scaler", scaler)) state.loss_scaler = scaler.cpu();
     torch::Tensor rng_gpu;
     if (archive.try_read("rng_gpu", rng_gpu)) state.rng_gpu = rng_gpu.cpu();
+    read_monitor_counters(archive, state.monitor);
   } catch (const c10::Error& e) {
     throw IoError("cannot load checkpoint " + path + ": " + e.what_without_backtrace(),
                   "is it a trainer checkpoint of this experiment's model?");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "train/checkpoint_seal.h"
+#include "train/epoch_monitor.h"
 #include "train/run_dir.h"
 
 namespace trainer {
@@ -20,6 +21,7 @@ struct TrainingState {
   torch::Tensor loss_scaler;        // LossScaler::state() of runs that scale their loss
   torch::Tensor rng_gpu;            // the training GPU's generator state (GPU runs)
   std::string optimizer;            // "adam": its state loads only into the same kind
+  MonitorCounters monitor;          // best epoch and early stopping's patience
 };
 
 // Written under a temporary name, then renamed: an existing checkpoint is

@@ -79,6 +79,11 @@ std::string format_metrics_json(const EpochRecord& record) {
     json["loss_scale"] = json_number(record.loss_scale);
     json["skipped_steps"] = record.skipped_steps;
   }
+  if (record.monitored) {
+    json["improved"] = record.improved;
+    json["best_epoch"] = record.best_epoch;
+  }
+  if (record.stopped_early) json["stopped_early"] = true;
   return json_line(json);
 }
 

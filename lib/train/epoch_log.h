@@ -44,6 +44,13 @@ struct EpochRecord {
   int64_t gpu_samples = 0;
   double gpu_utilization = 0;
   int64_t gpu_memory_used_bytes = 0;
+  // train.monitor's verdict, when this epoch measured its figure: a new best
+  // (checkpoints/best.pt), the best epoch so far, and whether early stopping
+  // ended the run here.
+  bool monitored = false;
+  bool improved = false;
+  int64_t best_epoch = 0;
+  bool stopped_early = false;
 };
 
 // `clock` is the local time as HH:MM:SS.

@@ -18,6 +18,8 @@ struct RunDir {
   std::string steps() const { return path + "/steps.jsonl"; }
   std::string report() const { return path + "/report.html"; }
   std::string checkpoints() const { return path + "/checkpoints"; }
+  // The best epoch's (train.monitor); never pruned, never resumed from.
+  std::string best_checkpoint() const { return checkpoints() + "/best.pt"; }
   std::string checkpoint_for(int64_t epoch, int64_t step_in_epoch) const;
 };
 

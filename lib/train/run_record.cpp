@@ -178,7 +178,9 @@ std::string RunRecord::to_json() const {
                    {"log", absolute(run_.log())},
                    {"metrics", absolute(run_.metrics())},
                    {"checkpoints", absolute(run_.checkpoints())},
-                   {"last_checkpoint", checkpoints.empty() ? Json(nullptr) : Json(absolute(checkpoints.back()))}};
+                   {"last_checkpoint", checkpoints.empty() ? Json(nullptr) : Json(absolute(checkpoints.back()))},
+                   {"best_checkpoint", std::filesystem::exists(run_.best_checkpoint()) ? Json(absolute(run_.best_checkpoint()))
+                                                                         : Json(nullptr)}};
   return json_line(json);
 }
 

@@ -28,7 +28,13 @@ struct RunSummary {
 // saving a checkpoint), DataError, IoError, DistributedError.
 RunSummary run_training(const ExperimentConfig& config, const RunOptions& options);
 
+struct CheckpointEvaluation {
+  int64_t epoch = 0;          // epochs done when it was saved
+  int64_t step_in_epoch = 0;  // mid-epoch checkpoints: steps into the next
+  std::vector<MetricValue> valid;
+};
+
 // Validation metrics of the model in `checkpoint`.
-std::vector<MetricValue> evaluate_checkpoint(const ExperimentConfig& config, const std::string& checkpoint);
+CheckpointEvaluation evaluate_checkpoint(const ExperimentConfig& config, const std::string& checkpoint);
 
 }  // namespace trainer

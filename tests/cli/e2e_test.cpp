@@ -529,5 +529,5 @@ TEST_CASE("a batch past memory_limit stops with exit code 6 and the checkpoint i
   CHECK_THAT(big.err, Catch::Contains("would exceed memory_limit 64.0 MiB") && Catch::Contains("peak") &&
                           Catch::Contains("lower train.batch_size (2000 now)"));
   CHECK(read_text(checkpoint) == saved);
-  CHECK(list_checkpoint_names(dir + "/runs/wide/run") == std::vector<std::string>{"epoch-0001.pt"});
+  CHECK(list_checkpoint_names(dir + "/runs/wide/run") == std::vector<std::string>{"best.pt", "epoch-0001.pt"});
 }

@@ -90,6 +90,17 @@ optimizer:
   CHECK(problems[3] == "exp.yaml:13:7: optimizer.lr: expected a number > 0, got '-1'");
 }
 
+TEST_CASE("train.monitor must name a figure the run reports, at its line", "[config][monitor]") {
+  const auto problems = problems_of(std::string(kMinimal) + "metrics: [accuracy]\ntrain:\n  monitor: val_acc\n");
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0] == "exp.yaml:10:12: train.monitor: 'val_acc' names no figure this run reports; expected one of "
+                       "loss, val_loss, accuracy, val_accuracy");
+  CHECK(problems_of(std::string(kMinimal) + "metrics: [accuracy]\ntrain: {monitor: val_accuracy, mode: max}\n").empty());
+  CHECK_THAT(problems_of(std::string(kMinimal) + "train: {mode: up}\n").at(0), Catch::Contains("train.mode: expected one of auto, min or max"));
+  CHECK_THAT(problems_of(std::string(kMinimal) + "train: {early_stopping: {patience: -1}}\n").at(0),
+             Catch::Contains("train.early_stopping.patience: expected an integer >= 0"));
+}
+
 TEST_CASE("batch sizes whose products would overflow are refused", "[config]") {
   // 2^63 - 1 once made 4 x batch_size negative and the loader grow forever.
   const auto problems = problems_of(std::string(kMinimal) + "train: {batch_size: 9223372036854775807, "

@@ -1,0 +1,134 @@
+// TrainingLoop: the run directory, new or resumed, its records and logs.
+#include "train/training_loop.h"
+
+#include <unistd.h>
+
+#include "config/config_writer.h"
+#include "device/device_select.h"
+#include "device/gpu.h"
+#include "train/resume_config.h"
+#include "train/run_report_writer.h"
+#include "train/steps_log.h"
+#include "train/tensorboard_log.h"
+#include "train/validation.h"
+#include "util/atomic_file.h"
+#include "util/logging.h"
+#include "util/read_file.h"
+#include "util/text.h"
+#include "util/torch_compat.h"
+
+namespace trainer {
+
+void TrainingLoop::record_end(int exit_code, const std::string& error) {
+  if (!cluster_.is_root() || record_.run().path.empty()) return;
+  record_.finish(exit_code, error);
+  try {
+    record_.write();
+    for (auto& observer : observers_) observer->on_end();
+  } catch (const Error& e) {
+    if (exit_code == static_cast<int>(ExitCode::kSuccess)) throw;
+    log().warn("{}", e.what());
+  }
+}
+
+void TrainingLoop::start_new_run() {
+  // Made once the experiment has loaded, so a bad data set leaves no
+  // empty run directory; a supervisor made it before starting the ranks.
+  if (cluster_.is_root())
+    run_ = options_.launch && !options_.launch->run_dir.empty()
+               ? RunDir{options_.launch->run_dir}
+               : open_run_dir(config_.log.dir, config_.experiment.name, config_.log.run_name, {}, options_.run_dir);
+  run_.path = cluster_.communicator().share_from_rank0("run directory", run_.path);
+  if (cluster_.is_root()) {
+    write_file_atomic(run_.config(), to_yaml(config_));
+    record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());
+    record_.write();
+    // Once the run has started: a run that never starts is removed, and latest never points at it.
+    if (const std::string problem = update_latest_link(run_, config_.log.dir, config_.experiment.name); !problem.empty())
+      log().warn("{}", problem);
+  }
+  open_logs();
+}
+
+void TrainingLoop::resume_run() {
+  const ResumePoint point = find_resume_point(options_.resume);
+  run_ = point.run;
+  open_logs();
+  if (cluster_.is_root()) {
+    record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());
+    record_.set_metrics_jsonl(read_text_file(run_.metrics()).value_or(""));
+    record_.write();
+  }
+  const std::string checkpoint = load_newest_usable(point, state_, *experiment_.model.net, optimizer_.get(),
+                                                    device_, to_string(config_.optimizer.name));
+  if (cluster_.is_root()) keep_config_in_force(run_, to_yaml(config_));
+  if (LossScaler* scaler = precision_.scaler(); scaler && state_.loss_scaler.defined())
+    scaler->load_state(state_.loss_scaler);
+  if (device_.is_cuda() && state_.rng_gpu.defined()) set_gpu_rng_state(device_.index(), state_.rng_gpu);
+  // Mid-epoch metric sums are the sums over all ranks: one rank carries them.
+  if (!cluster_.is_root() && state_.epoch_metric_sums.defined())
+    state_.epoch_metric_sums = torch::zeros_like(state_.epoch_metric_sums);
+  if (cluster_.is_root()) {
+    truncate_metrics(run_, state_.epoch);
+    remove_debris(run_);
+    record_.set_metrics_jsonl(read_text_file(run_.metrics()).value_or(""));
+    record_.set_resumed_from(checkpoint);
+    record_.write();
+  }
+  log().info("resumed from {} (epoch {} done, step {} of the next)", checkpoint, state_.epoch,
+             state_.step_in_epoch);
+}
+
+void TrainingLoop::open_observers() {
+  if (!cluster_.is_root()) return;
+  observers_.push_back(std::make_unique<StepsLog>(run_.steps()));
+  if (config_.log.tensorboard) {
+    auto tensorboard = std::make_unique<TensorBoardLog>(run_.path);
+    log().info("TensorBoard: {} (tensorboard --logdir {})", tensorboard->path(), config_.log.dir);
+    observers_.push_back(std::move(tensorboard));
+  }
+  observers_.push_back(std::make_unique<RunReportWriter>(run_.path));
+  for (auto& observer : observers_) observer->on_start(state_.global_step, to_yaml(config_));
+}
+
+void TrainingLoop::open_logs() {
+  if (cluster_.is_root()) add_log_file(run_.log());
+  if (cluster_.distributed()) add_worklog(run_.path + "/worklog." + std::to_string(cluster_.rank()));
+}
+
+void TrainingLoop::log_header() const {
+  int64_t parameters = 0;
+  for (const auto& layer : experiment_.model.summary) parameters += layer.parameters;
+  for (const std::string& warning : runtime_.warnings) log().warn("{}", warning);
+  log().info("trainer {} on LibTorch {}: {} ({}), BLAS {} ({})", options_.version, compat::torch_version(),
+             count_of(runtime_.threads, "intra-op thread"), runtime_.threads_decided_by, runtime_.blas.name,
+             runtime_.blas.threads_pinned ? count_of(config_.blas_threads, "thread") : "threads not pinned");
+  log().info("device {}", describe_device(device_));
+  if (cluster_.distributed())
+    log().info("rank {} of {} (local rank {}, pid {}): {}; gradient buckets of {} MiB", cluster_.rank(),
+               cluster_.world_size(), cluster_.launch().local_rank, static_cast<int>(getpid()),
+               cluster_.communicator().describe(), config_.dist.bucket_mb);
+  if (!cluster_.backend_note().empty()) log().info("{}", cluster_.backend_note());
+  log().info("model: {}, {}; optimizer {}, lr {}; precision {}",
+             count_of(static_cast<int64_t>(experiment_.model.summary.size()) - (experiment_.model.is_graph ? 1 : 0),
+                      "layer"),
+             count_of(parameters, "parameter"),
+             to_string(config_.optimizer.name), *config_.optimizer.lr, precision_.describe());
+  if (!runtime_.memory_budget.empty()) log().info("{}", runtime_.memory_budget);
+  log().info("batch {} per device, global {}; {} per epoch; {}; run directory {}", config_.train.batch_size,
+             config_.train.batch_size * cluster_.world_size(), count_of(steps_per_epoch_, "step"),
+             count_of(config_.train.epochs, "epoch"), run_.path);
+}
+
+void TrainingLoop::log_identity_baseline() {
+  cluster_.set_phase(Phase::kValidation, state_.epoch, 0);
+  const std::vector<MetricValue> baseline = identity_baseline(experiment_.data.valid, config_, cluster_.communicator());
+  std::string line = format_valid_line(baseline);
+  line.pop_back();  // its newline
+  log().info("validation baseline, the inputs as they are: {}", line);
+  if (!cluster_.is_root()) return;
+  record_.set_identity_baseline(baseline);
+  record_.write();
+}
+
+}  // namespace trainer
