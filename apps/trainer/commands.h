@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,16 @@ void add_runs_command(CLI::App& app, Action& selected);
 void add_report_command(CLI::App& app, Action& selected);
 void add_devices_command(CLI::App& app, Action& selected);
 void add_bench_command(CLI::App& app, Action& selected);
+void add_help_command(CLI::App& app, Action& selected);
+void add_completion_command(CLI::App& app, Action& selected);
+
+// The subcommands' names, in the order added.
+std::vector<std::string> command_names(const CLI::App& app);
+// "unknown command 'rnu'; did you mean 'run'?" and the list of commands.
+std::string unknown_command_message(const CLI::App& app, const std::string& word);
+// The message for argv's first word that is not an option when it names
+// no subcommand; nullopt otherwise (no such word, or a known one).
+std::optional<std::string> mistyped_command(const CLI::App& app, int argc, char** argv);
 
 // Runs `action` with logging set up; returns the exit code.
 int run_guarded(const Action& action, const GlobalOptions& global);

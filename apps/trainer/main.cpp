@@ -1,6 +1,8 @@
 // trainer: train neural networks from a YAML experiment file on LibTorch.
 // Parses the command line, runs the chosen subcommand inside run_guarded
 // (which maps every failure to the documented exit code). Nothing else.
+#include <cstdio>
+
 #include "commands.h"
 #include "util/error.h"
 #include "util/heap_reuse.h"
@@ -26,9 +28,15 @@ int main(int argc, char** argv) {
   trainer::app::add_report_command(app, action);
   trainer::app::add_devices_command(app, action);
   trainer::app::add_bench_command(app, action);
+  trainer::app::add_help_command(app, action);
+  trainer::app::add_completion_command(app, action);
   // Also on each subcommand, so that `trainer run --help` lists them.
   for (CLI::App* command : app.get_subcommands({})) trainer::app::add_global_options(*command, global);
 
+  if (const auto message = trainer::app::mistyped_command(app, argc, argv)) {
+    std::fprintf(stderr, "trainer: error: %s\n", message->c_str());
+    return static_cast<int>(trainer::ExitCode::kUsage);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

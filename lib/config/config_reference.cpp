@@ -60,6 +60,16 @@ void write_table(std::ostringstream& out, const std::vector<Row>& rows) {
 
 }  // namespace
 
+std::vector<std::string> config_keys() {
+  std::vector<Row> rows;
+  ExperimentConfig defaults;
+  FieldDocumenter documenter(rows, "");
+  defaults.visit_fields(documenter);
+  std::vector<std::string> keys;
+  for (const Row& row : rows) keys.push_back(row.key);
+  return keys;
+}
+
 std::string config_reference_markdown() {
   std::ostringstream out;
   std::vector<Row> rows;

@@ -2,9 +2,14 @@
 // docs/config-reference.md (`trainer config --reference`), generated from the
 // declarations in experiment_config.h so that it cannot drift from them.
 #include <string>
+#include <vector>
 
 namespace trainer {
 
 std::string config_reference_markdown();
+
+// Every key of the experiment file, dotted ("optimizer.lr"), in reference
+// order; the layers' keys are not among them (they sit under list indices).
+std::vector<std::string> config_keys();
 
 }  // namespace trainer

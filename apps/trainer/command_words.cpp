@@ -1,0 +1,62 @@
+// `trainer help [COMMAND]`, and the word a mistyped command was probably
+// meant to be: CLI11 alone answers "trainer rnu x.yaml" with "A subcommand
+// is required", which names neither the word nor the command.
+#include <cstdio>
+#include <cstring>
+
+#include "commands.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace trainer::app {
+
+std::vector<std::string> command_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
+  return names;
+}
+
+std::string unknown_command_message(const CLI::App& app, const std::string& word) {
+  const std::vector<std::string> names = command_names(app);
+  const std::string nearest = nearest_word(word, names);
+  return "unknown command '" + word + "'" + (nearest.empty() ? "" : "; did you mean '" + nearest + "'?") +
+         "\ncommands: " + join(names, ", ") + " (trainer help COMMAND tells more)";
+}
+
+std::optional<std::string> mistyped_command(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const char* word = argv[i];
+    if (std::strcmp(word, "--log-level") == 0) {
+      ++i;  // its value
+      continue;
+    }
+    if (word[0] == '-') continue;
+    for (const std::string& name : command_names(app))
+      if (name == word) return std::nullopt;
+    return unknown_command_message(app, word);
+  }
+  return std::nullopt;
+}
+
+void add_help_command(CLI::App& app, Action& selected) {
+  auto topic = std::make_shared<std::string>();
+  auto* command = app.add_subcommand("help", "Help on trainer, or on one COMMAND");
+  command->add_option("COMMAND", *topic, "A command: run, eval, ...");
+  command->callback([&app, topic, &selected] {
+    selected = [&app, topic] {
+      if (topic->empty()) {
+        // app.help() would describe the selected subcommand: `help` itself.
+        std::fputs(app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal).c_str(), stdout);
+        return;
+      }
+      for (const CLI::App* sub : app.get_subcommands({}))
+        if (sub->get_name() == *topic) {
+          std::fputs(sub->help().c_str(), stdout);
+          return;
+        }
+      throw UsageError(unknown_command_message(app, *topic));
+    };
+  });
+}
+
+}  // namespace trainer::app
