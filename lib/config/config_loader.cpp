@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/config_compose.h"
 #include "config/field_reader.h"
 #include "config/validate.h"
 #include "util/error.h"
@@ -93,15 +94,14 @@ void resolve_defaults(ExperimentConfig& config, const YAML::Node& root) {
 ExperimentConfig parse_experiment(const std::string& yaml_text, const std::string& source_name,
                                   const std::vector<std::string>& overrides) {
   ReadContext context(source_name);
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError({source_name + ":" + std::to_string(e.mark.line + 1) + ":" +
-                       std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg});
-  }
-  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-  if (!root.IsMap()) throw ConfigError({source_name + ": expected a mapping of sections (experiment:, data:, ...)"});
+  return parse_experiment_in(yaml_text, overrides, context);
+}
+
+ExperimentConfig parse_experiment_in(const std::string& yaml_text, const std::vector<std::string>& overrides,
+                                     ReadContext& context) {
+  YAML::Node root = compose_experiment(yaml_text, context.source(), context);
+  // An unset variable would be reported again as a value of the wrong type.
+  if (!context.problems().empty()) throw ConfigError(context.problems_in_file_order());
 
   for (const auto& text : overrides) apply_override(root, text, context);
 
@@ -117,7 +117,7 @@ ExperimentConfig parse_experiment(const std::string& yaml_text, const std::strin
   return config;
 }
 
-ExperimentConfig load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
+std::string read_experiment_text(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
     throw UsageError("the experiment file " + path + " is a directory", "give the .yaml file in it");
@@ -125,7 +125,11 @@ ExperimentConfig load_experiment(const std::string& path, const std::vector<std:
   if (!file) throw UsageError("cannot read experiment file " + path, "check the path");
   std::stringstream text;
   text << file.rdbuf();
-  return parse_experiment(text.str(), path, overrides);
+  return text.str();
+}
+
+ExperimentConfig load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
+  return parse_experiment(read_experiment_text(path), path, overrides);
 }
 
 }  // namespace trainer

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/experiment_config.h"
+#include "config/read_context.h"
 
 namespace trainer {
 
@@ -15,5 +16,21 @@ ExperimentConfig load_experiment(const std::string& path, const std::vector<std:
 // The same from text; `source_name` is what messages call the file.
 ExperimentConfig parse_experiment(const std::string& yaml_text, const std::string& source_name,
                                   const std::vector<std::string>& overrides = {});
+
+// parse_experiment, leaving in `context` where each value came from.
+ExperimentConfig parse_experiment_in(const std::string& yaml_text, const std::vector<std::string>& overrides,
+                                     ReadContext& context);
+
+// `path` as text; UsageError when it cannot be read.
+std::string read_experiment_text(const std::string& path);
+
+struct ExplainedKey {
+  std::string key;     // "optimizer.lr"
+  std::string value;   // as YAML flow text: "0.01", "[accuracy, top5]"
+  std::string origin;  // "base.yaml:12:7", "--set optimizer.lr=0.01" or "default"
+};
+
+// Every key of the resolved experiment in `path`, with where its value came from.
+std::vector<ExplainedKey> explain_experiment(const std::string& path, const std::vector<std::string>& overrides);
 
 }  // namespace trainer

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 
 namespace trainer {
 namespace {
@@ -15,12 +16,30 @@ std::string parent_of(const std::string& path) {
 }
 }  // namespace
 
+void ReadContext::note_source(const std::string& path, const std::string& file) {
+  // A value replaced whole: what was noted inside it came from elsewhere.
+  for (auto it = sources_.begin(); it != sources_.end();)
+    it = is_within(it->first, path) ? sources_.erase(it) : std::next(it);
+  sources_[path] = file;
+}
+
+std::string ReadContext::recorded_location(const std::string& path) const {
+  const auto found = locations_.find(path);
+  return found == locations_.end() ? "" : found->second;
+}
+
 std::string ReadContext::where(const std::string& path, const YAML::Node& node) const {
   for (const auto& [prefix, text] : overrides_)
     if (is_within(path, prefix)) return "--set " + text;
+  std::string file = source_;
+  for (std::string p = path; !p.empty(); p = parent_of(p))
+    if (const auto found = sources_.find(p); found != sources_.end()) {
+      file = found->second;
+      break;
+    }
   const YAML::Mark mark = node.Mark();
-  if (mark.is_null()) return source_;
-  return source_ + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+  if (mark.is_null()) return file;
+  return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 
 std::string ReadContext::location_of(const std::string& path) const {

@@ -1,5 +1,6 @@
 #pragma once
-// Where each value came from (file:line:col or a --set), and the problems found.
+// Where each value came from (file:line:col, in the file itself or one it
+// extends, or a --set), and the problems found.
 #include <yaml-cpp/yaml.h>
 
 #include <map>
@@ -11,11 +12,17 @@ namespace trainer {
 class ReadContext {
  public:
   explicit ReadContext(std::string source_name) : source_(std::move(source_name)) {}
+  const std::string& source() const { return source_; }
 
   // `path` uses dots and [i]: "model.layers[2].units".
   void note_override(const std::string& path, const std::string& text) { overrides_[path] = text; }
   std::string where(const std::string& path, const YAML::Node& node) const;
   void remember(const std::string& path, const YAML::Node& node) { locations_[path] = where(path, node); }
+  // The value at `path` (and what it holds) came from `file` (`extends:`);
+  // a path without a note of its own or of an enclosing path is the main file's.
+  void note_source(const std::string& path, const std::string& file);
+  // Where the value read at exactly `path` came from; "" when it was not read (a default).
+  std::string recorded_location(const std::string& path) const;
   // Location of a value read earlier, or of the nearest enclosing one.
   std::string location_of(const std::string& path) const;
   // For a problem that several values make together: a --set among them (the
@@ -33,6 +40,7 @@ class ReadContext {
   std::string source_;
   std::map<std::string, std::string> overrides_;
   std::map<std::string, std::string> locations_;
+  std::map<std::string, std::string> sources_;  // path -> file, from note_source
   std::vector<std::string> problems_;
 };
 
