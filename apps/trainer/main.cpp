@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   trainer::app::add_run_command(app, action, global);
   trainer::app::add_eval_command(app, action);
   trainer::app::add_predict_command(app, action);
+  trainer::app::add_export_command(app, action);
   trainer::app::add_config_command(app, action);
   trainer::app::add_summary_command(app, action);
   trainer::app::add_runs_command(app, action);

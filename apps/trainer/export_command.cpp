@@ -1,0 +1,44 @@
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "train/checkpoint_choice.h"
+#include "train/export_weights.h"
+#include "util/logging.h"
+
+namespace trainer::app {
+
+void add_export_command(CLI::App& app, Action& selected) {
+  struct Args {
+    ExperimentArgs experiment;
+    std::string checkpoint;
+    std::string format = "safetensors";
+    std::string out;
+  };
+  auto args = std::make_shared<Args>();
+  auto* command = app.add_subcommand(
+      "export", "Write a checkpoint's weights for Python (safetensors or NumPy .npz), the resolved config beside them");
+  args->experiment.add_to(*command, /*file_required=*/false);
+  command
+      ->add_option("--checkpoint", args->checkpoint,
+                   "A run directory (its checkpoints/best.pt, else its newest checkpoint) or a checkpoint file")
+      ->required();
+  command->add_option("--format", args->format, "safetensors or npz")
+      ->check(CLI::IsMember({"safetensors", "npz"}))
+      ->capture_default_str();
+  command->add_option("-o,--output", args->out, "The file to write (OUT); the config goes to OUT's stem + .config.yaml")
+      ->required();
+  command->callback([args, &selected] {
+    selected = [args] {
+      const CheckpointChoice choice = choose_checkpoint(args->checkpoint);
+      const ExperimentConfig config =
+          experiment_for_checkpoint(args->experiment.file, args->experiment.overrides, choice);
+      const WeightsFormat format = args->format == "npz" ? WeightsFormat::kNpz : WeightsFormat::kSafetensors;
+      const ExportedWeights done = export_weights(config, choice.checkpoint, format, args->out);
+      log().info("exported {} tensors ({:.1f} KiB) of {} to {}; config {}", done.tensors,
+                 static_cast<double>(done.bytes) / 1024.0, choice.checkpoint, done.weights, done.config);
+    };
+  });
+}
+
+}  // namespace trainer::app

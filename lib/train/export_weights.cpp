@@ -1,0 +1,84 @@
+#include "train/export_weights.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "config/config_writer.h"
+#include "data/dataset.h"
+#include "train/checkpoint.h"
+#include "train/experiment_setup.h"
+#include "train/weights_file.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+namespace trainer {
+namespace {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "both formats store little-endian data, copied as is");
+
+std::string dtype_name(torch::ScalarType type) {
+  switch (type) {
+    case torch::kFloat: return "F32";
+    case torch::kDouble: return "F64";
+    case torch::kHalf: return "F16";
+    case torch::kBFloat16: return "BF16";
+    case torch::kLong: return "I64";
+    case torch::kInt: return "I32";
+    case torch::kByte: return "U8";
+    case torch::kBool: return "BOOL";
+    default: throw IoError(std::string("cannot export a tensor of type ") + c10::toString(type));
+  }
+}
+
+NamedArray to_array(const std::string& name, torch::Tensor tensor, WeightsFormat format) {
+  tensor = tensor.detach().to(torch::kCPU).contiguous();
+  // NumPy has no bfloat16: such tensors go to .npz as float32.
+  if (format == WeightsFormat::kNpz && tensor.scalar_type() == torch::kBFloat16) tensor = tensor.to(torch::kFloat);
+  NamedArray array;
+  array.name = name;
+  array.dtype = dtype_name(tensor.scalar_type());
+  array.shape = tensor.sizes().vec();
+  array.bytes.assign(static_cast<const char*>(tensor.data_ptr()), tensor.numel() * tensor.element_size());
+  return array;
+}
+
+}  // namespace
+
+ExportedWeights export_weights(const ExperimentConfig& config, const std::string& checkpoint, WeightsFormat format,
+                               const std::string& out) {
+  const std::optional<DataInfo> info = preview_dataset(config.data);
+  if (!info)
+    throw DataError(config.data.path + ": export builds the model from the data set's description (its shapes and "
+                                       "classes) and cannot read it here",
+                    "run `trainer run` on this experiment file to see what is wrong with the data set");
+  Model model = build_seeded_model(config, *info);
+  load_checkpoint(checkpoint, *model.net, nullptr, torch::kCPU);
+  // The state dict's order and names: parameters, then buffers (batch norm's running statistics).
+  std::vector<NamedArray> arrays;
+  ExportedWeights result;
+  for (const auto& item : model.net->named_parameters(true)) arrays.push_back(to_array(item.key(), item.value(), format));
+  for (const auto& item : model.net->named_buffers(true)) arrays.push_back(to_array(item.key(), item.value(), format));
+  for (const auto& array : arrays) result.bytes += static_cast<int64_t>(array.bytes.size());
+  result.tensors = static_cast<int64_t>(arrays.size());
+  const std::string yaml = to_yaml(config);
+  std::string bytes;
+  try {
+    bytes = format == WeightsFormat::kSafetensors
+                ? safetensors_bytes(arrays, {{"format", "pt"}, {"trainer_experiment", config.experiment.name},
+                                             {"trainer_config", yaml}})
+                : npz_bytes(arrays);
+  } catch (const std::length_error& e) {
+    throw IoError(out + ": " + e.what());
+  }
+  const std::filesystem::path folder = std::filesystem::path(out).parent_path();
+  std::error_code error;
+  if (!folder.empty()) std::filesystem::create_directories(folder, error);
+  if (error) throw IoError("cannot create the folder " + folder.string() + " for " + out + ": " + error.message());
+  result.weights = out;
+  result.config = (std::filesystem::path(out).parent_path() / std::filesystem::path(out).stem()).string() + ".config.yaml";
+  write_file_atomic(result.weights, bytes);
+  write_file_atomic(result.config, yaml);
+  return result;
+}
+
+}  // namespace trainer

@@ -1,0 +1,27 @@
+#pragma once
+// `trainer export`: a checkpoint's weights in a file Python reads without
+// trainer (weights_file.h), under the model's own parameter names, with the
+// resolved config beside it.
+#include <cstdint>
+#include <string>
+
+#include "config/experiment_config.h"
+
+namespace trainer {
+
+enum class WeightsFormat { kSafetensors, kNpz };
+
+struct ExportedWeights {
+  std::string weights;  // the file written
+  std::string config;   // the resolved config beside it: OUT's stem + ".config.yaml"
+  int64_t tensors = 0;
+  int64_t bytes = 0;    // the tensors' data
+};
+
+// Throws DataError when the data set cannot be described (the model's
+// shapes come from it), IoError when a file cannot be written, and what
+// load_checkpoint throws.
+ExportedWeights export_weights(const ExperimentConfig& config, const std::string& checkpoint, WeightsFormat format,
+                               const std::string& out);
+
+}  // namespace trainer
