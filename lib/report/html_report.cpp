@@ -7,6 +7,7 @@
 
 #include "report/svg_chart.h"
 #include "util/atomic_file.h"
+#include "util/text.h"
 
 namespace trainer {
 namespace {
@@ -119,15 +120,6 @@ std::string format_value(double value) {
   return text;
 }
 
-std::string format_seconds(double seconds) {
-  const auto total = static_cast<long long>(seconds + 0.5);
-  char text[40];
-  if (total < 60) std::snprintf(text, sizeof text, "%llds", total);
-  else if (total < 3600) std::snprintf(text, sizeof text, "%lldm%02llds", total / 60, total % 60);
-  else std::snprintf(text, sizeof text, "%lldh%02lldm", total / 3600, total % 3600 / 60);
-  return text;
-}
-
 std::string runs_table(const std::vector<RunFiles>& runs, const std::vector<std::string>& labels) {
   std::string html = "<table class=\"runs\"><thead><tr><th></th><th>run</th><th>status</th><th>epochs</th>"
                      "<th>best</th><th>time</th><th>directory</th></tr></thead><tbody>\n";
@@ -140,7 +132,7 @@ std::string runs_table(const std::vector<RunFiles>& runs, const std::vector<std:
             xml_escape(labels[i]) + "</td><td class=\"status " + xml_escape(run.status) + "\">" +
             xml_escape(run.status.empty() ? "unknown" : run.status) + "</td><td>" + std::to_string(run.epochs_done) +
             " / " + std::to_string(run.epochs) + "</td><td>" + best + "</td><td>" +
-            (run.seconds ? format_seconds(*run.seconds) : "&ndash;") + "</td><td><code>" + xml_escape(runs[i].dir) +
+            (run.seconds ? format_time_taken(*run.seconds) : "&ndash;") + "</td><td><code>" + xml_escape(runs[i].dir) +
             "</code></td></tr>\n";
   }
   return html + "</tbody></table>\n";

@@ -24,14 +24,9 @@ using Json = nlohmann::json;
 
 constexpr int kMaxDepth = 4;  // LOG_DIR/EXPERIMENT/RUN/run.json, and a level to spare
 
-std::string this_host() {
-  char name[256] = {};
-  return gethostname(name, sizeof name - 1) == 0 ? name : "";
-}
-
 // A "running" record whose process is gone from this host was killed.
 bool process_gone(const Json& record) {
-  if (!record.contains("host") || !record["host"].is_string() || record["host"] != this_host()) return false;
+  if (!record.contains("host") || !record["host"].is_string() || record["host"] != host_name()) return false;
   if (!record.contains("pid") || !record["pid"].is_number_integer()) return false;
   const int pid = record["pid"].get<int>();
   return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
@@ -102,17 +97,6 @@ void scan(const fs::path& folder, int depth, RunScan& found) {
   for (const auto& child : children) scan(child, depth + 1, found);
 }
 
-std::string format_duration(double seconds) {
-  const auto total = static_cast<int64_t>(seconds + 0.5);
-  char text[40];
-  if (total < 60) std::snprintf(text, sizeof text, "%llds", static_cast<long long>(total));
-  else if (total < 3600) std::snprintf(text, sizeof text, "%lldm%02llds", static_cast<long long>(total / 60),
-                                       static_cast<long long>(total % 60));
-  else std::snprintf(text, sizeof text, "%lldh%02lldm", static_cast<long long>(total / 3600),
-                     static_cast<long long>(total % 3600 / 60));
-  return text;
-}
-
 std::string format_best(const RunListing& run) {
   if (!run.best) return "-";
   char value[40];
@@ -169,7 +153,7 @@ std::string format_runs_table(const std::vector<RunListing>& runs) {
   for (const RunListing& run : runs)
     rows.push_back({run.experiment + "/" + run.name, run.status.empty() ? "-" : run.status,
                     std::to_string(run.epochs_done) + "/" + std::to_string(run.epochs), format_best(run),
-                    run.seconds ? format_duration(*run.seconds) : "-", run.path});
+                    run.seconds ? format_time_taken(*run.seconds) : "-", run.path});
   std::vector<size_t> widths(rows[0].size(), 0);
   for (const auto& row : rows)
     for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());

@@ -7,6 +7,7 @@
 
 #include "tensorboard/event.pb.h"
 #include "tensorboard/tfrecord_writer.h"
+#include "util/text.h"
 
 namespace trainer {
 namespace {
@@ -17,17 +18,11 @@ double wall_time() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
-  return name;
-}
-
 // A file name not yet taken in `folder`: a run resumed within the second
 // it was started gets a suffix rather than the old file.
 std::string free_path(const std::string& folder) {
   const auto seconds = static_cast<int64_t>(wall_time());
-  const std::string base = folder + "/" + event_file_name(seconds, host_name());
+  const std::string base = folder + "/" + event_file_name(seconds, host_name().empty() ? "localhost" : host_name());
   std::string path = base;
   for (int n = 1; std::filesystem::exists(path); ++n) path = base + "." + std::to_string(n);
   return path;

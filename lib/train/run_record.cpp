@@ -35,11 +35,6 @@ std::string rfc3339_now() {
   return out;
 }
 
-std::string host_name() {
-  char name[256] = {};
-  return gethostname(name, sizeof name - 1) == 0 ? name : "";
-}
-
 std::string absolute(const std::string& path) {
   std::error_code error;
   const auto full = std::filesystem::absolute(path, error);

@@ -1,5 +1,7 @@
 #include "util/text.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -72,6 +74,20 @@ std::string format_mib(int64_t bytes) {
 
 std::string count_of(int64_t count, const std::string& noun) {
   return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+std::string format_time_taken(double seconds) {
+  const auto total = static_cast<long long>(seconds + 0.5);
+  char text[40];
+  if (total < 60) std::snprintf(text, sizeof text, "%llds", total);
+  else if (total < 3600) std::snprintf(text, sizeof text, "%lldm%02llds", total / 60, total % 60);
+  else std::snprintf(text, sizeof text, "%lldh%02lldm", total / 3600, total % 3600 / 60);
+  return text;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? name : "";
 }
 
 }  // namespace trainer

@@ -28,4 +28,10 @@ std::string count_of(int64_t count, const std::string& noun);
 
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
 
+// "42s", "2m05s", "1h02m": a duration in tables and reports.
+std::string format_time_taken(double seconds);
+
+// This machine's name (gethostname); "" when it has none.
+std::string host_name();
+
 }  // namespace trainer
