@@ -16,7 +16,9 @@ namespace {
 bool is_bookkeeping(const std::string& key) {
   static const std::set<std::string> keys{"epoch", "lr", "steps", "samples_per_second", "data_wait_fraction",
                                           "timed_steps", "peak_memory_bytes", "loss_scale", "skipped_steps",
-                                          "gpu_utilization", "gpu_memory_used_bytes", "gpu_samples"};
+                                          "gpu_utilization", "gpu_memory_used_bytes", "gpu_samples",
+                                          // train.monitor's verdicts
+                                          "improved", "best_epoch", "stopped_early"};
   const bool seconds = key.size() > 8 && key.compare(key.size() - 8, 8, "_seconds") == 0;
   return keys.count(key) > 0 || seconds;
 }

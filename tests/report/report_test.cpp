@@ -40,7 +40,8 @@ std::string write_run(const std::string& root, const std::string& name, double l
             << ",\"val_loss\":" << start / e + 0.1 << ",\"val_accuracy\":" << 0.45 + 0.1 * e
             << ",\"lr\":" << lr << ",\"samples_per_second\":1000,\"data_wait_fraction\":0.01,"
             << "\"data_seconds\":0.1,\"forward_seconds\":1,\"backward_seconds\":2,\"all_reduce_seconds\":0,"
-            << "\"optimizer_seconds\":0.4,\"timed_steps\":10,\"peak_memory_bytes\":" << 1048576 * e << "}\n";
+            << "\"optimizer_seconds\":0.4,\"timed_steps\":10,\"peak_memory_bytes\":" << 1048576 * e
+            << ",\"improved\":true,\"best_epoch\":" << e << "}\n";
     for (int s = 1; s <= 2; ++s)
       steps << "{\"step\":" << (e - 1) * 20 + s * 10 << ",\"epoch\":" << e << ",\"loss\":" << start / e
             << ",\"lr\":" << lr << "}\n";
@@ -112,6 +113,9 @@ TEST_CASE("the report of one run: its table, every metric, steps, speed, memory 
                                   "training samples/s", "waiting for data", "step time", "peak memory"})
     CHECK_THAT(html, Catch::Contains(">" + title + "</text>"));
   CHECK(html.find("no data yet") == std::string::npos);
+  // train.monitor's verdicts are not metrics.
+  CHECK(html.find("best_epoch by epoch") == std::string::npos);
+  CHECK(html.find("improved by epoch") == std::string::npos);
   CHECK_THAT(html, Catch::Contains("the resolved config"));
   // Self-contained: nothing runs, nothing is fetched.
   CHECK(html.find("<script") == std::string::npos);
