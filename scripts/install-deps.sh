@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ccache pkg-config
+  help2man                # the man page, written from trainer's own --help at build time
   libtorch-dev            # LibTorch 1.13 (CPU)
   libgloo-dev             # headers that c10d's ProcessGroupGloo needs
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev catch2

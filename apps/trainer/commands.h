@@ -30,6 +30,7 @@ void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& globa
 void add_eval_command(CLI::App& app, Action& selected);
 void add_predict_command(CLI::App& app, Action& selected);
 void add_export_command(CLI::App& app, Action& selected);
+void add_sweep_command(CLI::App& app, Action& selected, const GlobalOptions& global);
 void add_config_command(CLI::App& app, Action& selected);
 void add_summary_command(CLI::App& app, Action& selected);
 void add_runs_command(CLI::App& app, Action& selected);

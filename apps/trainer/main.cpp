@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
 
   trainer::app::Action action;
   trainer::app::add_run_command(app, action, global);
+  trainer::app::add_sweep_command(app, action, global);
   trainer::app::add_eval_command(app, action);
   trainer::app::add_predict_command(app, action);
   trainer::app::add_export_command(app, action);

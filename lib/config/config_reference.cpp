@@ -70,6 +70,16 @@ std::vector<std::string> config_keys() {
   return keys;
 }
 
+bool config_key_takes_list(const std::string& key) {
+  std::vector<Row> rows;
+  ExperimentConfig defaults;
+  FieldDocumenter documenter(rows, "");
+  defaults.visit_fields(documenter);
+  for (const Row& row : rows)
+    if (row.key == key) return row.type.find("list") != std::string::npos || row.type.find('[') != std::string::npos;
+  return false;
+}
+
 std::string config_reference_markdown() {
   std::ostringstream out;
   std::vector<Row> rows;

@@ -12,4 +12,8 @@ std::string config_reference_markdown();
 // order; the layers' keys are not among them (they sit under list indices).
 std::vector<std::string> config_keys();
 
+// Whether the value of `key` may itself be a list (metrics, devices,
+// data.synthetic.shape, ...); false for keys it does not know.
+bool config_key_takes_list(const std::string& key);
+
 }  // namespace trainer

@@ -2,6 +2,8 @@
 // `trainer help`, and the bash completion script, run by bash itself.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -25,6 +27,19 @@ std::string completions(const std::string& dir, const std::string& script, const
   return result.out;
 }
 
+// The commands `trainer help` lists, in its order.
+std::vector<std::string> listed_commands(const std::string& dir) {
+  const std::string help = run_trainer({"help"}, dir).out;
+  std::istringstream lines(help.substr(help.find("Subcommands:")));
+  std::vector<std::string> commands;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string first;
+    if (line.rfind("  ", 0) == 0 && (words >> first)) commands.push_back(first);
+  }
+  return commands;
+}
+
 }  // namespace
 
 TEST_CASE("a mistyped command is named with the closest one", "[e2e][shell]") {
@@ -32,7 +47,7 @@ TEST_CASE("a mistyped command is named with the closest one", "[e2e][shell]") {
   const auto typo = run_trainer({"rnu", "x.yaml"}, dir);
   CHECK(typo.exit_code == 2);
   CHECK_THAT(typo.err, Catch::Contains("unknown command 'rnu'; did you mean 'run'?") &&
-                           Catch::Contains("commands: run, eval"));
+                           Catch::Contains("commands: run, sweep, eval"));
   const auto after_option = run_trainer({"--log-level", "debug", "evl"}, dir);
   CHECK(after_option.exit_code == 2);
   CHECK_THAT(after_option.err, Catch::Contains("did you mean 'eval'?"));
@@ -61,19 +76,9 @@ TEST_CASE("the bash completion script completes commands, options and config key
   std::ofstream(script) << generated.out;
   // Every command `trainer help` lists is offered for an empty word.
   const std::string all = completions(dir, script, {"trainer", ""});
-  const std::string help = run_trainer({"help"}, dir).out;
-  const std::string listed = help.substr(help.find("Subcommands:"));
-  std::istringstream lines(listed);
-  int commands = 0;
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::string first;
-    if (line.rfind("  ", 0) != 0 || !(words >> first)) continue;
-    INFO(first);
-    CHECK_THAT(all, Catch::Contains(first + "\n"));
-    ++commands;
-  }
-  CHECK(commands >= 11);
+  const std::vector<std::string> commands = listed_commands(dir);
+  CHECK(commands.size() >= 12);
+  for (const auto& command : commands) CHECK_THAT(all, Catch::Contains(command + "\n"));
   CHECK(completions(dir, script, {"trainer", "r"}) == "run\nruns\nreport\n");
   CHECK(completions(dir, script, {"trainer", "-q", "run", "--set", "train.early_stopping.p"}) ==
         "train.early_stopping.patience=\n");
@@ -85,4 +90,37 @@ TEST_CASE("the bash completion script completes commands, options and config key
   const auto fish = run_trainer({"completion", "fish"}, dir);
   CHECK(fish.exit_code == 2);
   CHECK_THAT(fish.err, Catch::Contains("bash is supported"));
+}
+
+TEST_CASE("the man page documents every command, and cmake --install puts it beside trainer and its completion", "[e2e][shell]") {
+  const std::string man_page = TRAINER_MAN_PAGE;
+  if (man_page.empty()) {
+    WARN("SKIPPED: help2man was not found when the build was configured, so there is no man page");
+    return;
+  }
+  const std::string dir = fresh_dir("shell-man");
+  const std::string page = read_text(man_page);
+  const std::vector<std::string> commands = listed_commands(dir);
+  CHECK(commands.size() >= 12);
+  for (const auto& command : commands) CHECK_THAT(page, Catch::Contains(".SS \"trainer " + command + "\""));
+  // Each command's own options, and the tables written for the page.
+  CHECK_THAT(page, Catch::Contains("\\-\\-parallel") && Catch::Contains("\\-\\-checkpoint") &&
+                       Catch::Contains(".SH \"EXIT STATUS\"") && Catch::Contains("TRAINER_DATA_DIR"));
+  if (std::system("command -v man >/dev/null 2>&1") == 0) {
+    // man renders it without a roff warning.
+    const auto rendered = wait_trainer(
+        spawn_process({"/bin/sh", "-c", "MANWIDTH=100 man --warnings -l " + man_page + " | col -b"}, dir), dir);
+    CHECK(rendered.err.empty());
+    CHECK_THAT(rendered.out, Catch::Contains("trainer sweep") && Catch::Contains("EXIT STATUS"));
+  }
+
+  const std::string prefix = dir + "/prefix";
+  const auto installed = wait_trainer(
+      spawn_process({TRAINER_CMAKE, "--install", TRAINER_BUILD_DIR, "--prefix", prefix}, dir), dir);
+  INFO(installed.out + installed.err);
+  REQUIRE(installed.exit_code == 0);
+  CHECK(std::filesystem::exists(prefix + "/bin/trainer"));
+  CHECK(read_text(prefix + "/share/man/man1/trainer.1") == page);
+  CHECK(read_text(prefix + "/share/bash-completion/completions/trainer") ==
+        run_trainer({"completion", "bash"}, dir).out);
 }

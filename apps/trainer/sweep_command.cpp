@@ -1,0 +1,153 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "commands.h"
+#include "config/config_diff.h"
+#include "config/config_loader.h"
+#include "config/monitor_spec.h"
+#include "device/thread_budget.h"
+#include "report/html_report.h"
+#include "sweep/sweep_runner.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/logging.h"
+
+namespace trainer::app {
+namespace {
+
+struct SweepArgs {
+  std::string file;
+  std::vector<std::string> sets;
+  int64_t random = 0;
+  uint64_t seed = 0;
+  int parallel = 1;
+  std::string name;
+};
+
+std::string this_executable() {
+  std::error_code error;
+  const auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) throw IoError("cannot find this program's path (/proc/self/exe): " + error.message());
+  return path.string();
+}
+
+// Every point's config, checked before any starts: a bad value is one
+// error now, not a failed run per point later.
+std::vector<ExperimentConfig> check_points(const SweepArgs& args, const SweepPlan& plan) {
+  std::vector<ExperimentConfig> configs;
+  for (const SweepPoint& point : plan.points) {
+    std::vector<std::string> overrides = plan.fixed;
+    overrides.insert(overrides.end(), point.overrides.begin(), point.overrides.end());
+    configs.push_back(load_experiment(args.file, overrides));
+  }
+  return configs;
+}
+
+SweepSettings settle(const SweepArgs& args, const SweepPlan& plan, const std::vector<ExperimentConfig>& configs,
+                     const GlobalOptions& global) {
+  const ExperimentConfig& first = configs.front();
+  SweepSettings settings;
+  settings.executable = this_executable();
+  settings.global_args = {"--log-level", global.log_level, "--quiet"};
+  settings.file = args.file;
+  settings.fixed = plan.fixed;
+  const std::string name = args.name.empty() ? std::filesystem::path(args.file).stem().string() : args.name;
+  settings.sweep_dir = first.log.dir + "/" + first.experiment.name + "/sweep-" + name;
+  const auto monitor = resolve_monitor(first.train, first.metrics);
+  settings.monitor = monitor ? monitor->key : first.train.monitor;
+  settings.higher_is_better = monitor && monitor->higher_is_better;
+  for (const ExperimentConfig& config : configs)
+    if (args.parallel > 1 && (config.devices.entries.size() > 1 || config.devices.entries.front() != "cpu"))
+      throw UsageError("--parallel " + std::to_string(args.parallel) + ": points that run on GPUs or on several devices "
+                       "would share them",
+                       "sweep them one at a time (--parallel 1)");
+  // The cores this process may use, split between the points at once.
+  const int cores = choose_threads(read_thread_limits(1, false)).threads;
+  settings.parallel = args.parallel;
+  if (settings.parallel > cores) {
+    log().warn("sweep: --parallel {} is more than the {} cores here; running {} at a time", args.parallel, cores, cores);
+    settings.parallel = cores;
+  }
+  if (first.cpu_threads == 0) settings.threads_per_point = std::max(1, cores / settings.parallel);
+  else if (first.cpu_threads * settings.parallel > cores)
+    log().warn("sweep: cpu_threads {} x {} points at once is more than the {} cores here", first.cpu_threads,
+               settings.parallel, cores);
+  return settings;
+}
+
+// A point run before with other settings (the same --name, another fixed
+// --set or an edited file) would be skipped or resumed as if it matched:
+// refused, naming what differs, as `run --resume` refuses such a change.
+void refuse_changed_points(const SweepPlan& plan, const std::vector<ExperimentConfig>& configs,
+                           const std::string& sweep_dir) {
+  for (size_t i = 0; i < plan.points.size(); ++i) {
+    const std::string earlier = sweep_dir + "/" + plan.points[i].name + "/config.yaml";
+    if (!std::filesystem::exists(earlier)) continue;
+    std::string changes;
+    for (const ConfigChange& change : diff_configs(load_experiment(earlier), configs[i]))
+      // train.epochs too: a point done at 2 epochs would be skipped as done at 3.
+      if (!may_change_on_resume(change.key) || change.key == "train.epochs")
+        changes += (changes.empty() ? "" : ", ") + change.key + ": " + change.before + " -> " + change.after;
+    if (!changes.empty())
+      throw UsageError("sweep point " + plan.points[i].name + " was run before with other settings (" + changes +
+                           "): " + earlier,
+                       "give this sweep another --name, or remove " + sweep_dir + "/" + plan.points[i].name);
+  }
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, Action& selected, const GlobalOptions& global) {
+  auto args = std::make_shared<SweepArgs>();
+  auto* command = app.add_subcommand(
+      "sweep", "Train every combination of --set KEY=[V1,V2,...] values, each a run of its own, and compare them");
+  command->add_option("FILE", args->file, "Experiment file (YAML)")->required();
+  command->add_option("--set", args->sets,
+                      "KEY=[V1,V2,...] is an axis of the grid; KEY=VALUE a value every point shares (repeatable)")
+      ->type_name("KEY=VALUES")
+      ->allow_extra_args(false);
+  command->add_option("--random", args->random, "Train K points drawn from the grid instead of all of it")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  command->add_option("--seed", args->seed, "Seed of --random's draw")->capture_default_str();
+  command->add_option("--parallel", args->parallel, "Points trained at once, the cores split between them")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  command->add_option("--name", args->name, "The sweep's folder: LOG_DIR/EXPERIMENT/sweep-NAME (default: FILE's stem)");
+  command->callback([args, &selected, &global] {
+    selected = [args, &global] {
+      SweepPlan plan = plan_sweep(args->sets);
+      sample_points(plan, args->random, args->seed);
+      const std::vector<ExperimentConfig> configs = check_points(*args, plan);
+      const SweepSettings settings = settle(*args, plan, configs, global);
+      refuse_changed_points(plan, configs, settings.sweep_dir);
+      log().info("sweep: {} points, {} at a time{}; runs in {}", plan.points.size(), settings.parallel,
+                 settings.threads_per_point > 0 ? ", " + std::to_string(settings.threads_per_point) +
+                                                      (settings.threads_per_point == 1 ? " thread each" : " threads each")
+                                                : std::string(),
+                 settings.sweep_dir);
+      const SweepOutcome outcome = run_sweep(plan, settings);
+      const std::string table = format_sweep_table(outcome, settings);
+      std::fwrite(table.data(), 1, table.size(), stdout);
+      std::fflush(stdout);
+      write_file_atomic(settings.sweep_dir + "/sweep.json", format_sweep_json(outcome, settings));
+      std::vector<std::string> runs;
+      for (const auto& point : outcome.points)
+        if (std::filesystem::exists(point.run_dir + "/metrics.jsonl")) runs.push_back(point.run_dir);
+      if (!runs.empty()) {
+        try {
+          write_report(runs, settings.sweep_dir + "/report.html");
+          log().info("sweep: the points compared in {}/report.html; every point in {}/sweep.json", settings.sweep_dir,
+                     settings.sweep_dir);
+        } catch (const Error& e) {
+          log().warn("sweep: no report: {}", e.what());
+        }
+      }
+      if (const int code = sweep_exit_code(outcome); code != 0) throw SilentExit{code};
+    };
+  });
+}
+
+}  // namespace trainer::app

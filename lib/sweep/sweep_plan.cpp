@@ -1,0 +1,119 @@
+#include "sweep/sweep_plan.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "config/config_reference.h"
+#include "util/error.h"
+
+namespace trainer {
+namespace {
+
+std::string flow_text(const YAML::Node& node) {
+  YAML::Emitter out;
+  out << YAML::Flow << node;
+  return out.c_str();
+}
+
+std::string last_part(const std::string& key) {
+  const size_t dot = key.rfind('.');
+  return dot == std::string::npos ? key : key.substr(dot + 1);
+}
+
+// A value as a directory name: no '/', nothing a shell must quote beyond '='
+// and ','; long values keep their start.
+std::string path_safe(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '/') out += "%2F";
+    else if (c == ' ') continue;
+    else out += c;
+  }
+  return out.size() > 60 ? out.substr(0, 60) : out;
+}
+
+}  // namespace
+
+SweepPlan plan_sweep(const std::vector<std::string>& sets) {
+  SweepPlan plan;
+  std::vector<std::string> keys;
+  for (const std::string& set : sets) {
+    const size_t equals = set.find('=');
+    if (equals == std::string::npos || equals == 0)
+      throw UsageError("--set " + set + ": expected KEY=VALUE or KEY=[VALUE,VALUE,...]");
+    const std::string key = set.substr(0, equals);
+    if (std::find(keys.begin(), keys.end(), key) != keys.end())
+      throw UsageError("--set " + key + " is given twice", "list every value of an axis in one --set: " + key + "=[a,b]");
+    keys.push_back(key);
+    YAML::Node value;
+    try {
+      value = YAML::Load(set.substr(equals + 1));
+    } catch (const YAML::Exception& e) {
+      throw UsageError("--set " + set + ": the value is not valid YAML: " + e.msg);
+    }
+    // A list is an axis, unless the key takes a list: then only a list of lists is.
+    const bool takes_list = config_key_takes_list(key);
+    const bool axis = value.IsSequence() && (!takes_list || (value.size() > 0 && value[0].IsSequence()));
+    if (!axis) {
+      plan.fixed.push_back(set);
+      continue;
+    }
+    if (value.size() == 0) throw UsageError("--set " + set + ": an axis needs at least one value");
+    SweepAxis sweep_axis{key, {}};
+    for (const auto& item : value) sweep_axis.values.push_back(flow_text(item));
+    plan.axes.push_back(std::move(sweep_axis));
+  }
+  if (plan.axes.empty())
+    throw UsageError("trainer sweep needs at least one axis", "give a list of values: --set optimizer.lr=[0.01,0.001]");
+
+  // Short names unless two axes end alike ("lr" of two optimizers' keys).
+  std::vector<std::string> labels;
+  for (const auto& a : plan.axes) labels.push_back(last_part(a.key));
+  for (size_t i = 0; i < labels.size(); ++i)
+    if (std::count(labels.begin(), labels.end(), labels[i]) > 1)
+      for (size_t j = 0; j < labels.size(); ++j) labels[j] = plan.axes[j].key;
+
+  std::vector<size_t> index(plan.axes.size(), 0);
+  while (true) {
+    SweepPoint point;
+    for (size_t a = 0; a < plan.axes.size(); ++a) {
+      const std::string& value = plan.axes[a].values[index[a]];
+      point.overrides.push_back(plan.axes[a].key + "=" + value);
+      point.name += (a ? "," : "") + labels[a] + "=" + path_safe(value);
+    }
+    plan.points.push_back(std::move(point));
+    // The last axis turns fastest.
+    size_t a = plan.axes.size();
+    while (a > 0 && ++index[a - 1] == plan.axes[a - 1].values.size()) index[--a] = 0;
+    if (a == 0) break;
+  }
+  // Values that differ only past the cut or in spaces would share a
+  // directory: the later ones take their place in the grid as a suffix.
+  std::set<std::string> taken;
+  for (size_t i = 0; i < plan.points.size(); ++i) {
+    std::string& name = plan.points[i].name;
+    if (!taken.insert(name).second) {
+      name += "#" + std::to_string(i + 1);
+      taken.insert(name);
+    }
+  }
+  return plan;
+}
+
+void sample_points(SweepPlan& plan, int64_t count, uint64_t seed) {
+  if (count <= 0 || count >= static_cast<int64_t>(plan.points.size())) return;
+  std::vector<size_t> order(plan.points.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::mt19937_64 generator(seed);
+  std::shuffle(order.begin(), order.end(), generator);
+  order.resize(static_cast<size_t>(count));
+  std::sort(order.begin(), order.end());
+  std::vector<SweepPoint> kept;
+  for (size_t i : order) kept.push_back(plan.points[i]);
+  plan.points = std::move(kept);
+}
+
+}  // namespace trainer

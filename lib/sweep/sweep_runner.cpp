@@ -1,0 +1,265 @@
+#include "sweep/sweep_runner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "train/run_dir.h"
+#include "util/error.h"
+#include "util/json.h"
+#include "util/logging.h"
+#include "util/read_file.h"
+#include "util/signals.h"
+#include "util/text.h"
+
+extern char** environ;
+
+namespace trainer {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+std::optional<Json> read_json(const std::string& path) {
+  const auto text = read_text_file(path);
+  if (!text) return std::nullopt;
+  try {
+    return Json::parse(*text);
+  } catch (const Json::exception&) {
+    return std::nullopt;
+  }
+}
+
+// The best value of `key` by the run's own verdicts (train.monitor's
+// best_epoch), its epoch, the epochs done and their seconds.
+void read_results(PointOutcome& outcome, const std::string& key) {
+  std::ifstream in(outcome.run_dir + "/metrics.jsonl");
+  std::map<int64_t, double> values;
+  int64_t best_epoch = 0;
+  for (std::string line; std::getline(in, line);) {
+    Json record;
+    try {
+      record = Json::parse(line);
+    } catch (const Json::exception&) {
+      continue;
+    }
+    const int64_t epoch = record.value("epoch", int64_t{0});
+    outcome.epochs_done = std::max(outcome.epochs_done, epoch);
+    outcome.seconds += record.value("epoch_seconds", 0.0);
+    if (record.contains(key) && record[key].is_number()) values[epoch] = record[key].get<double>();
+    if (record.contains("best_epoch") && record["best_epoch"].is_number_integer())
+      best_epoch = record["best_epoch"].get<int64_t>();
+  }
+  if (const auto found = values.find(best_epoch); found != values.end()) {
+    outcome.best = found->second;
+    outcome.best_epoch = best_epoch;
+  }
+}
+
+class PointLauncher {
+ public:
+  explicit PointLauncher(const SweepSettings& settings) : settings_(settings) {}
+
+  // Starts the point, or returns 0 when it was done before.
+  pid_t start(PointOutcome& outcome) {
+    const auto record = read_json(outcome.run_dir + "/run.json");
+    if (record && record->value("status", "") == "done") {
+      outcome.status = "done before";
+      outcome.exit_code = 0;
+      return 0;
+    }
+    std::vector<std::string> args{settings_.executable};
+    args.insert(args.end(), settings_.global_args.begin(), settings_.global_args.end());
+    args.push_back("run");
+    if (!list_checkpoints(RunDir{outcome.run_dir}).empty()) {
+      args.insert(args.end(), {"--resume", outcome.run_dir});  // its own config.yaml
+    } else {
+      set_aside_failed_attempt(outcome.run_dir);
+      args.push_back(settings_.file);
+      for (const auto& set : settings_.fixed) args.insert(args.end(), {"--set", set});
+      for (const auto& set : outcome.point.overrides) args.insert(args.end(), {"--set", set});
+      args.insert(args.end(), {"--run-dir", outcome.run_dir});
+    }
+    if (settings_.threads_per_point > 0)
+      args.insert(args.end(), {"--set", "cpu_threads=" + std::to_string(settings_.threads_per_point)});
+    return spawn(args, outcome.run_dir + ".log");
+  }
+
+ private:
+  // A run directory with no checkpoint cannot be resumed and `--run-dir`
+  // takes only an empty one: the attempt is kept beside it, not deleted.
+  static void set_aside_failed_attempt(const std::string& run_dir) {
+    std::error_code error;
+    if (!fs::exists(run_dir, error) || fs::is_empty(run_dir, error)) return;
+    for (int n = 1;; ++n) {
+      const std::string aside = run_dir + ".failed-" + std::to_string(n);
+      if (fs::exists(aside, error)) continue;
+      fs::rename(run_dir, aside, error);
+      if (error) throw IoError("cannot move the failed attempt " + run_dir + " aside: " + error.message());
+      log().info("sweep: the earlier attempt at {} had no checkpoint; kept as {}", run_dir, aside);
+      return;
+    }
+  }
+
+  // In a process group of its own, so that a Ctrl-C reaches the sweep
+  // alone, which passes exactly one SIGTERM on (two would stop a run
+  // without its checkpoint). Output appended to `log_path`.
+  static pid_t spawn(std::vector<std::string> args, const std::string& log_path) {
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    pid_t pid = -1;
+    const int error = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (error != 0) throw IoError("cannot start " + args[0] + ": " + std::strerror(error));
+    return pid;
+  }
+
+  const SweepSettings& settings_;
+};
+
+std::string status_of_exit(int code) {
+  if (code == 0) return "done";
+  if (code == static_cast<int>(ExitCode::kInterrupted)) return "interrupted";
+  return "failed";
+}
+
+}  // namespace
+
+SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings) {
+  SweepOutcome result;
+  for (const auto& point : plan.points) {
+    PointOutcome outcome;
+    outcome.point = point;
+    outcome.run_dir = settings.sweep_dir + "/" + point.name;
+    outcome.status = "not started";
+    result.points.push_back(outcome);
+  }
+  std::error_code error;
+  fs::create_directories(settings.sweep_dir, error);
+  if (error) throw IoError("cannot create " + settings.sweep_dir + ": " + error.message());
+  install_signal_counters();
+  PointLauncher launcher(settings);
+  std::map<pid_t, size_t> running;  // pid -> point
+  size_t next = 0;
+  int signals_passed_on = 0;
+  while (true) {
+    const int signals = received_signal_count();
+    if (signals > signals_passed_on) {
+      // The first: every point saves and stops (exit 9). A second: at once.
+      result.interrupted = true;
+      for (const auto& [pid, index] : running) kill(pid, signals_passed_on == 0 ? SIGTERM : SIGKILL);
+      signals_passed_on = signals;
+      log().warn("sweep: interrupted; {} the running points", signals == 1 ? "stopping" : "killing");
+    }
+    while (!result.interrupted && running.size() < static_cast<size_t>(settings.parallel) && next < plan.points.size()) {
+      PointOutcome& outcome = result.points[next++];
+      const pid_t pid = launcher.start(outcome);
+      if (pid == 0) {
+        log().info("sweep: {} was done before; skipped", outcome.point.name);
+        continue;
+      }
+      outcome.status = "running";
+      running[pid] = next - 1;
+      log().info("sweep: started {} ({} of {}) in {}", outcome.point.name, next, plan.points.size(), outcome.run_dir);
+    }
+    if (running.empty() && (result.interrupted || next >= plan.points.size())) break;
+    int status = 0;
+    const pid_t done = waitpid(-1, &status, WNOHANG);
+    if (done <= 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    const auto found = running.find(done);
+    if (found == running.end()) continue;
+    PointOutcome& outcome = result.points[found->second];
+    running.erase(found);
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    outcome.status = status_of_exit(outcome.exit_code);
+    log().info("sweep: {} {} (exit code {}){}", outcome.point.name, outcome.status, outcome.exit_code,
+               outcome.exit_code == 0 ? "" : "; its output: " + outcome.run_dir + ".log");
+  }
+  for (auto& outcome : result.points) read_results(outcome, settings.monitor);
+  return result;
+}
+
+std::string format_sweep_table(const SweepOutcome& outcome, const SweepSettings& settings) {
+  std::vector<const PointOutcome*> order;
+  for (const auto& point : outcome.points) order.push_back(&point);
+  std::stable_sort(order.begin(), order.end(), [&](const PointOutcome* a, const PointOutcome* b) {
+    if (a->best.has_value() != b->best.has_value()) return a->best.has_value();
+    if (!a->best) return false;
+    return settings.higher_is_better ? *a->best > *b->best : *a->best < *b->best;
+  });
+  std::vector<std::vector<std::string>> rows{{"point", "status", "epochs", "best " + settings.monitor, "at epoch", "time"}};
+  for (const PointOutcome* point : order) {
+    char best[40] = "-";
+    if (point->best) std::snprintf(best, sizeof best, "%.6g", *point->best);
+    std::string status = point->status;
+    if (point->status == "failed") status += " (exit " + std::to_string(point->exit_code) + ")";
+    rows.push_back({point->point.name, status, std::to_string(point->epochs_done), best,
+                    point->best ? std::to_string(point->best_epoch) : "-",
+                    point->seconds > 0 ? format_time_taken(point->seconds) : "-"});
+  }
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  std::string out;
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i)
+      out += i + 1 < row.size() ? row[i] + std::string(widths[i] - row[i].size() + 2, ' ') : row[i] + "\n";
+  }
+  return out;
+}
+
+std::string format_sweep_json(const SweepOutcome& outcome, const SweepSettings& settings) {
+  nlohmann::ordered_json json;
+  json["sweep_dir"] = settings.sweep_dir;
+  json["monitor"] = settings.monitor;
+  json["interrupted"] = outcome.interrupted;
+  json["points"] = nlohmann::ordered_json::array();
+  for (const auto& point : outcome.points) {
+    nlohmann::ordered_json entry;
+    entry["name"] = point.point.name;
+    entry["overrides"] = point.point.overrides;
+    entry["run_dir"] = point.run_dir;
+    entry["status"] = point.status;
+    entry["exit_code"] = point.exit_code >= 0 ? nlohmann::ordered_json(point.exit_code) : nlohmann::ordered_json(nullptr);
+    entry["epochs_done"] = point.epochs_done;
+    entry["best"] = point.best ? json_number(*point.best) : nlohmann::ordered_json(nullptr);
+    entry["best_epoch"] = point.best ? nlohmann::ordered_json(point.best_epoch) : nlohmann::ordered_json(nullptr);
+    json["points"].push_back(entry);
+  }
+  return json_line(json);
+}
+
+int sweep_exit_code(const SweepOutcome& outcome) {
+  if (outcome.interrupted) return static_cast<int>(ExitCode::kInterrupted);
+  for (const auto& point : outcome.points)
+    if (point.status == "failed") return point.exit_code;
+  return 0;
+}
+
+}  // namespace trainer

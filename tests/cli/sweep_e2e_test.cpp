@@ -1,0 +1,161 @@
+// `trainer sweep` end to end: a grid of real runs named after their values,
+// a failed point that leaves the others alone, a second run of the same
+// sweep that skips what is done, and an interrupted sweep that resumes.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "cli_runner.h"
+#include "experiment_files.h"
+
+using namespace trainer::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string run_status(const std::string& run_dir) {
+  const std::string record = read_text(run_dir + "/run.json");
+  std::smatch status;
+  if (!std::regex_search(record, status, std::regex("\"status\":\"([a-z]+)\""))) return "no run.json";
+  return status[1].str();
+}
+
+}  // namespace
+
+TEST_CASE("trainer sweep trains every point of the grid in its own run and compares them", "[e2e][sweep]") {
+  const std::string dir = fresh_dir("e2e-sweep");
+  const std::string experiment = write_mlp_experiment(dir, small_mlp("sw", ""));
+  const std::string sweep_dir = dir + "/runs/sw/sweep-grid";
+  const std::vector<std::string> args{"sweep", experiment, "--name", "grid", "--set", "optimizer.lr=[0.01,0.001]",
+                                      "--set", "train.batch_size=[16,32]", "--set", "train.epochs=2",
+                                      "--parallel", "2"};
+  const auto swept = run_trainer(args, dir);
+  INFO(swept.err);
+  REQUIRE(swept.exit_code == 0);
+  const std::vector<std::string> points{"lr=0.01,batch_size=16", "lr=0.01,batch_size=32", "lr=0.001,batch_size=16",
+                                        "lr=0.001,batch_size=32"};
+  for (const auto& point : points) {
+    INFO(point);
+    CHECK(run_status(sweep_dir + "/" + point) == "done");
+    // Each point really ran with its values, as its resolved config shows.
+    const std::string config = read_text(sweep_dir + "/" + point + "/config.yaml");
+    CHECK_THAT(config, Catch::Contains(point.find("lr=0.01,") == 0 ? "lr: 0.01" : "lr: 0.001"));
+    CHECK_THAT(config, Catch::Contains(point.find("batch_size=16") != std::string::npos ? "batch_size: 16"
+                                                                                          : "batch_size: 32"));
+    CHECK_THAT(swept.out, Catch::Contains(point));
+  }
+  CHECK_THAT(swept.out, Catch::Contains("best val_loss") && Catch::Contains("at epoch"));
+  CHECK_THAT(swept.err, Catch::Contains("4 points, 2 at a time"));
+  // sweep.json for scripts, read by Python's parser; the report compares them.
+  if (system_python_has("json")) {
+    const std::string json = read_text(sweep_dir + "/sweep.json");
+    CHECK(python_reads_json(dir, json, "len(d['points'])") == "4");
+    CHECK(python_reads_json(dir, json, "sorted(p['status'] for p in d['points'])") ==
+          "['done', 'done', 'done', 'done']");
+    CHECK(python_reads_json(dir, json, "all(p['best'] > 0 and 1 <= p['best_epoch'] <= 2 for p in d['points'])") ==
+          "True");
+  }
+  const std::string report = read_text(sweep_dir + "/report.html");
+  for (const auto& point : points) CHECK_THAT(report, Catch::Contains(point));
+
+  SECTION("the same sweep again skips every point that is done") {
+    const auto metrics_before = read_text(sweep_dir + "/" + points[0] + "/metrics.jsonl");
+    const auto again = run_trainer(args, dir);
+    INFO(again.err);
+    REQUIRE(again.exit_code == 0);
+    CHECK_THAT(again.err, Catch::Contains(points[0] + " was done before; skipped"));
+    CHECK_THAT(again.out, Catch::Contains("done before"));
+    CHECK(read_text(sweep_dir + "/" + points[0] + "/metrics.jsonl") == metrics_before);
+  }
+  SECTION("the same sweep with other shared settings is refused, naming the change") {
+    auto changed = args;
+    changed[9] = "train.epochs=3";
+    const auto refused = run_trainer(changed, dir);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("sweep point " + points[0] + " was run before with other settings "
+                                            "(train.epochs: 2 -> 3)") &&
+                                Catch::Contains("another --name"));
+  }
+  SECTION("--random 2 trains two points of the grid") {
+    auto sampled = args;
+    sampled[3] = "sampled";
+    sampled.insert(sampled.end(), {"--random", "2"});
+    const auto result = run_trainer(sampled, dir);
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    int trained = 0;
+    for (const auto& point : points) trained += fs::exists(dir + "/runs/sw/sweep-sampled/" + point) ? 1 : 0;
+    CHECK(trained == 2);
+  }
+}
+
+TEST_CASE("a failed point does not stop the others and the sweep exits with its code", "[e2e][sweep]") {
+  const std::string dir = fresh_dir("e2e-sweep-failed");
+  const std::string experiment = write_mlp_experiment(dir, small_mlp("swf", ""));
+  // The mnist point finds no files (a data error, 3); the synthetic ones train.
+  const auto result = run_trainer({"sweep", experiment, "--set", "data.dataset=[mnist,synthetic]", "--set",
+                                   "data.path=" + dir + "/no-mnist", "--set", "train.epochs=1"},
+                                  dir);
+  INFO(result.err);
+  CHECK(result.exit_code == 3);
+  const std::string sweep_dir = dir + "/runs/swf/sweep-swf";
+  // The data error comes before the run directory is made: sweep.json keeps the verdict.
+  CHECK(run_status(sweep_dir + "/dataset=synthetic") == "done");
+  if (system_python_has("json"))
+    CHECK(python_reads_json(dir, read_text(sweep_dir + "/sweep.json"),
+                            "[(p['name'], p['status'], p['exit_code']) for p in d['points']]") ==
+          "[('dataset=mnist', 'failed', 3), ('dataset=synthetic', 'done', 0)]");
+  CHECK_THAT(result.err, Catch::Contains("dataset=mnist failed (exit code 3); its output: " + sweep_dir +
+                                         "/dataset=mnist.log"));
+  CHECK_THAT(read_text(sweep_dir + "/dataset=mnist.log"), Catch::Contains(dir + "/no-mnist"));
+  CHECK_THAT(result.out, Catch::Contains("failed (exit 3)"));
+
+  SECTION("a point that cannot be configured stops the sweep before any starts") {
+    const auto bad = run_trainer({"sweep", experiment, "--name", "bad", "--set", "train.batch_size=[16,-1]"}, dir);
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("train.batch_size: expected an integer >= 1"));
+    CHECK_FALSE(fs::exists(dir + "/runs/swf/sweep-bad"));
+  }
+  SECTION("no axis is a usage error") {
+    const auto none = run_trainer({"sweep", experiment, "--set", "optimizer.lr=0.1"}, dir);
+    CHECK(none.exit_code == 2);
+    CHECK_THAT(none.err, Catch::Contains("needs at least one axis"));
+  }
+}
+
+TEST_CASE("SIGTERM to a sweep stops its running point with a checkpoint, and the same sweep resumes it", "[e2e][sweep][signal]") {
+  const std::string dir = fresh_dir("e2e-sweep-signal");
+  MlpExperiment spec;
+  spec.name = "sws";
+  spec.samples = 60000;
+  const std::string experiment = write_mlp_experiment(dir, spec);
+  const std::vector<std::string> args{"sweep", experiment, "--set", "optimizer.lr=[0.01,0.02]", "--set",
+                                      "train.epochs=1"};
+  const std::string first = dir + "/runs/sws/sweep-sws/lr=0.01";
+  const pid_t pid = spawn_trainer(args, dir);
+  for (int i = 0; i < 400 && !fs::exists(first + "/config.yaml"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  kill(pid, SIGTERM);
+  const auto cut = wait_trainer(pid, dir);
+  INFO(cut.err);
+  if (run_status(first) == "done") {
+    WARN("the first point finished before the signal arrived; nothing to resume");
+    return;
+  }
+  REQUIRE(cut.exit_code == 9);
+  CHECK(run_status(first) == "interrupted");
+  CHECK_FALSE(fs::exists(dir + "/runs/sws/sweep-sws/lr=0.02"));  // never started
+  CHECK_THAT(read_text(first + ".log"), Catch::Contains("checkpoint saved to"));
+
+  const auto rest = run_trainer(args, dir);
+  INFO(rest.err);
+  REQUIRE(rest.exit_code == 0);
+  CHECK(run_status(first) == "done");
+  CHECK(run_status(dir + "/runs/sws/sweep-sws/lr=0.02") == "done");
+  CHECK_THAT(read_text(first + ".log"), Catch::Contains("resum"));
+}
