@@ -62,6 +62,11 @@ PY
 /usr/bin/python3 tests/data/write_npz.py "$seeds/npz" >/dev/null
 /usr/bin/python3 tests/data/write_images.py "$seeds/image" >/dev/null
 rm -f "$seeds/image/"*.pixels
+# Inputs that were findings once (tests/fuzz/regressions/TARGET/) are seeds
+# for ever, so that each run tries them first.
+for t in "${targets[@]}"; do
+  [ -d "tests/fuzz/regressions/$t" ] && cp tests/fuzz/regressions/"$t"/* "$seeds/$t/"
+done
 rm -f "$seeds/npz/"*.txt
 sgml=${TRAINER_DATA_DIR:-}/reuters21578/reut2-000.sgm
 if [ -f "$sgml" ]; then head -c 20000 "$sgml" >"$seeds/sgml/reut2-000-head.sgm"; fi

@@ -129,6 +129,19 @@ bool read_jpeg(const std::string& bytes, JpegErrors& errors, Image& image) {
   jpeg_create_decompress(&info);
   jpeg_mem_src(&info, reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&info, TRUE);
+  // Checked before jpeg_start_decompress: a progressive JPEG's decoder
+  // allocates coefficients for the whole declared image there, so a header
+  // claiming 65535 x 65535 asked for gigabytes before the check below ran.
+  // The memory cap bounds what a file within the pixel limit can take
+  // (coefficients at 2 bytes each for up to 3 components, plus slack); a
+  // header with more components than that fails with libjpeg's error.
+  if (info.image_height == 0 || info.image_width > kMaxPixels / info.image_height) {
+    std::snprintf(errors.message, sizeof errors.message, "%u x %u pixels, more than trainer decodes (2^28)",
+                  info.image_width, info.image_height);
+    jpeg_destroy_decompress(&info);
+    return false;
+  }
+  info.mem->max_memory_to_use = static_cast<long>(int64_t{info.image_width} * info.image_height * 3 * 2 + (64 << 20));
   if (info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK) {
     std::snprintf(errors.message, sizeof errors.message, "CMYK JPEGs are not read; convert it to RGB");
     jpeg_destroy_decompress(&info);

@@ -163,3 +163,12 @@ TEST_CASE("damaged, cut or foreign image files are data errors naming the file",
   CHECK_FALSE(has_image_extension("x.gif"));
   CHECK_FALSE(has_image_extension("png"));
 }
+
+TEST_CASE("a progressive JPEG whose header claims 65496 x 65293 pixels is refused before it is decoded", "[data][image][errors]") {
+  // Found by the image fuzzer: libjpeg set aside gigabytes for the whole
+  // image's coefficients before trainer's size check ran.
+  const std::string bytes = bytes_of(testing::source_dir() + "/tests/fuzz/regressions/image/progressive-65496x65293.jpg");
+  REQUIRE(bytes.size() == 314);
+  CHECK_THROWS_WITH(decode_image(bytes, "huge.jpg"),
+                    Catch::Contains("huge.jpg: not a valid JPEG (65293 x 65496 pixels, more than trainer decodes"));
+}
