@@ -14,6 +14,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/text.h"
 
 namespace trainer::app {
 namespace {
@@ -124,8 +125,7 @@ void add_sweep_command(CLI::App& app, Action& selected, const GlobalOptions& glo
       const SweepSettings settings = settle(*args, plan, configs, global);
       refuse_changed_points(plan, configs, settings.sweep_dir);
       log().info("sweep: {} points, {} at a time{}; runs in {}", plan.points.size(), settings.parallel,
-                 settings.threads_per_point > 0 ? ", " + std::to_string(settings.threads_per_point) +
-                                                      (settings.threads_per_point == 1 ? " thread each" : " threads each")
+                 settings.threads_per_point > 0 ? ", " + count_of(settings.threads_per_point, "thread") + " each"
                                                 : std::string(),
                  settings.sweep_dir);
       const SweepOutcome outcome = run_sweep(plan, settings);

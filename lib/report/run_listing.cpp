@@ -154,17 +154,7 @@ std::string format_runs_table(const std::vector<RunListing>& runs) {
     rows.push_back({run.experiment + "/" + run.name, run.status.empty() ? "-" : run.status,
                     std::to_string(run.epochs_done) + "/" + std::to_string(run.epochs), format_best(run),
                     run.seconds ? format_time_taken(*run.seconds) : "-", run.path});
-  std::vector<size_t> widths(rows[0].size(), 0);
-  for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i)
-      line += i + 1 < row.size() ? row[i] + std::string(widths[i] - row[i].size() + 2, ' ') : row[i];
-    out += line + "\n";
-  }
-  return out;
+  return format_text_table(rows);
 }
 
 std::string format_runs_json(const std::vector<RunListing>& runs) {

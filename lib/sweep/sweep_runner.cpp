@@ -10,12 +10,12 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "report/run_files.h"
 #include "train/run_dir.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -30,37 +30,31 @@ namespace trainer {
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
 
-std::optional<Json> read_json(const std::string& path) {
-  const auto text = read_text_file(path);
-  if (!text) return std::nullopt;
+bool done_before(const std::string& run_dir) {
   try {
-    return Json::parse(*text);
-  } catch (const Json::exception&) {
-    return std::nullopt;
+    return read_run_listing(run_dir).status == "done";
+  } catch (const Error&) {
+    return false;  // no run.json, or a damaged one: not known to be done
   }
 }
 
 // The best value of `key` by the run's own verdicts (train.monitor's
 // best_epoch), its epoch, the epochs done and their seconds.
 void read_results(PointOutcome& outcome, const std::string& key) {
-  std::ifstream in(outcome.run_dir + "/metrics.jsonl");
   std::map<int64_t, double> values;
   int64_t best_epoch = 0;
-  for (std::string line; std::getline(in, line);) {
-    Json record;
-    try {
-      record = Json::parse(line);
-    } catch (const Json::exception&) {
-      continue;
-    }
-    const int64_t epoch = record.value("epoch", int64_t{0});
+  const auto text = read_text_file(outcome.run_dir + "/metrics.jsonl");
+  for (const NumberRecord& record : read_number_lines(text.value_or(""))) {
+    const auto number = [&](const char* name) {
+      const auto found = record.find(name);
+      return found == record.end() ? std::nullopt : std::optional<double>(found->second);
+    };
+    const int64_t epoch = static_cast<int64_t>(number("epoch").value_or(0));
     outcome.epochs_done = std::max(outcome.epochs_done, epoch);
-    outcome.seconds += record.value("epoch_seconds", 0.0);
-    if (record.contains(key) && record[key].is_number()) values[epoch] = record[key].get<double>();
-    if (record.contains("best_epoch") && record["best_epoch"].is_number_integer())
-      best_epoch = record["best_epoch"].get<int64_t>();
+    outcome.seconds += number("epoch_seconds").value_or(0);
+    if (const auto value = number(key.c_str()); value && !std::isnan(*value)) values[epoch] = *value;
+    if (const auto best = number("best_epoch")) best_epoch = static_cast<int64_t>(*best);
   }
   if (const auto found = values.find(best_epoch); found != values.end()) {
     outcome.best = found->second;
@@ -74,8 +68,7 @@ class PointLauncher {
 
   // Starts the point, or returns 0 when it was done before.
   pid_t start(PointOutcome& outcome) {
-    const auto record = read_json(outcome.run_dir + "/run.json");
-    if (record && record->value("status", "") == "done") {
+    if (done_before(outcome.run_dir)) {
       outcome.status = "done before";
       outcome.exit_code = 0;
       return 0;
@@ -223,15 +216,7 @@ std::string format_sweep_table(const SweepOutcome& outcome, const SweepSettings&
                     point->best ? std::to_string(point->best_epoch) : "-",
                     point->seconds > 0 ? format_time_taken(point->seconds) : "-"});
   }
-  std::vector<size_t> widths(rows[0].size(), 0);
-  for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  std::string out;
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i)
-      out += i + 1 < row.size() ? row[i] + std::string(widths[i] - row[i].size() + 2, ' ') : row[i] + "\n";
-  }
-  return out;
+  return format_text_table(rows);
 }
 
 std::string format_sweep_json(const SweepOutcome& outcome, const SweepSettings& settings) {

@@ -62,6 +62,21 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
   return out;
 }
 
+std::string format_text_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()), 0);
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i)
+      out += i + 1 < row.size() ? row[i] + std::string(widths[i] - row[i].size() + 2, ' ') : row[i];
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace trainer
 
 namespace trainer {

@@ -28,6 +28,10 @@ std::string count_of(int64_t count, const std::string& noun);
 
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
 
+// Rows as a plain-text table: each column as wide as its widest cell, two
+// spaces between columns, one line per row ("\n"-terminated).
+std::string format_text_table(const std::vector<std::vector<std::string>>& rows);
+
 // "42s", "2m05s", "1h02m": a duration in tables and reports.
 std::string format_time_taken(double seconds);
 
