@@ -7,7 +7,10 @@ set the way trainer does it).
 
 Usage: /usr/bin/python3 pytorch_reference.py fashion THREADS [EPOCHS]   (MAX_TRAIN_SAMPLES=N: the first N)
        /usr/bin/python3 pytorch_reference.py reuters THREADS EPOCHS CORPUS_DIR
-Prints one line per epoch: epoch, train seconds, samples/s, loss.
+       /usr/bin/python3 pytorch_reference.py dump fashion|reuters OUT_DIR [CORPUS_DIR]
+Prints one line per epoch: epoch, train seconds, samples/s, loss. `dump`
+writes the training set as raw x.bin, y.bin and shape.txt for
+scripts/bench/minimal_loop.cpp, so that all three loops train on one data set.
 """
 import gzip
 import os
@@ -93,7 +96,19 @@ def reuters(corpus):
     return x, y, model, torch.optim.NAdam(model.parameters(), lr=0.001, eps=1e-7), 32
 
 
+def dump(which, out, corpus=None):
+    x, y = (fashion() if which == "fashion" else reuters(corpus))[:2]
+    os.makedirs(out, exist_ok=True)
+    x.numpy().tofile(os.path.join(out, "x.bin"))
+    y.numpy().tofile(os.path.join(out, "y.bin"))
+    with open(os.path.join(out, "shape.txt"), "w") as f:
+        f.write(" ".join(str(d) for d in x.shape) + "\n")
+
+
 def main():
+    if sys.argv[1] == "dump":
+        dump(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+        return
     which, threads = sys.argv[1], int(sys.argv[2])
     epochs = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     torch.set_num_threads(threads)
