@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "config/config_writer.h"
+#include "config/yaml_codec.h"
 
 namespace trainer {
 namespace {
@@ -19,11 +20,8 @@ const std::vector<std::string>& resumable_keys() {
   return keys;
 }
 
-std::string flow_text(const YAML::Node& node) {
-  if (!node.IsDefined() || node.IsNull()) return node.IsDefined() ? "null" : "(absent)";
-  YAML::Emitter out;
-  out << YAML::Flow << node;
-  return out.c_str();
+std::string value_text(const YAML::Node& node) {
+  return node.IsDefined() ? flow_text(node, "null") : "(absent)";
 }
 
 void walk(const std::string& key, const YAML::Node& before, const YAML::Node& after,
@@ -44,7 +42,7 @@ void walk(const std::string& key, const YAML::Node& before, const YAML::Node& af
       walk(key + "[" + std::to_string(i) + "]", before[i], after[i], changes);
     return;
   }
-  const std::string was = flow_text(before), now = flow_text(after);
+  const std::string was = value_text(before), now = value_text(after);
   if (was != now) changes.push_back({key, was, now});
 }
 

@@ -6,13 +6,6 @@
 namespace trainer {
 namespace {
 
-std::string flow_text(const YAML::Node& node) {
-  YAML::Emitter emitter;
-  emitter << YAML::Flow << node;
-  const std::string text = emitter.c_str();
-  return text.empty() || text == "~" ? "null" : text;
-}
-
 class FieldExplainer {
  public:
   FieldExplainer(std::vector<ExplainedKey>& rows, const ReadContext& context, std::string prefix)
@@ -35,7 +28,7 @@ class FieldExplainer {
     } else if constexpr (std::is_same_v<T, std::vector<LayerSpec>>) {
       rows_.push_back({path, std::to_string(field.size()) + " layers", origin(path)});
     } else {
-      rows_.push_back({path, flow_text(Codec<T>::encode(field)), origin(path)});
+      rows_.push_back({path, flow_text(Codec<T>::encode(field), "null"), origin(path)});
     }
   }
 

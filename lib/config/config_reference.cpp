@@ -14,13 +14,6 @@ struct Row {
   std::string key, type, default_value, doc;
 };
 
-std::string as_text(const YAML::Node& node) {
-  YAML::Emitter emitter;
-  emitter << YAML::Flow << node;
-  const std::string text = emitter.c_str();
-  return text.empty() || text == "~" ? "none" : text;
-}
-
 // The visitor that lists every field with its type, default and doc.
 class FieldDocumenter {
  public:
@@ -43,7 +36,7 @@ class FieldDocumenter {
     } else if constexpr (std::is_same_v<T, std::vector<LayerSpec>>) {
       rows_.push_back({path, "list of layers", "[]", doc});
     } else {
-      rows_.push_back({path, Codec<T>::expected(), as_text(Codec<T>::encode(field)), doc});
+      rows_.push_back({path, Codec<T>::expected(), flow_text(Codec<T>::encode(field), "none"), doc});
     }
   }
 

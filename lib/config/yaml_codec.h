@@ -22,6 +22,15 @@ namespace trainer {
 template <class T, class Enable = void>
 struct Codec;
 
+// A value as one line of YAML flow text (`[1, 2]`, `{a: 1}`), `null_text`
+// for a null or empty one: for the config's reference, --explain and diffs.
+inline std::string flow_text(const YAML::Node& node, const char* null_text) {
+  YAML::Emitter emitter;
+  emitter << YAML::Flow << node;
+  const std::string text = emitter.c_str();
+  return text.empty() || text == "~" ? null_text : text;
+}
+
 template <class T>
 bool decode_scalar(const YAML::Node& node, T& out) {
   if (!node.IsScalar()) return false;

@@ -57,6 +57,16 @@ Model build_seeded_model(const ExperimentConfig& config, const DataInfo& info) {
   return model;
 }
 
+DescribedModel build_model_from_description(const ExperimentConfig& config, const std::string& what) {
+  const std::optional<DataInfo> info = preview_dataset(config.data);
+  if (!info)
+    throw DataError(config.data.path + ": " + what +
+                        " builds the model from the data set's description (its shapes and classes) and cannot "
+                        "read it here",
+                    "run `trainer run` on this experiment file to see what is wrong with the data set");
+  return {*info, build_seeded_model(config, *info)};
+}
+
 Experiment prepare_experiment(const ExperimentConfig& config, const torch::Device& device) {
   // The model is built before the data is read, from the data's preview, so
   // that a graph that cannot be built is reported at once, not after minutes

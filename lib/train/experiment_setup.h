@@ -21,4 +21,13 @@ Experiment prepare_experiment(const ExperimentConfig& config, const torch::Devic
 // The model alone, for data described by `info` (trainer summary).
 Model build_seeded_model(const ExperimentConfig& config, const DataInfo& info);
 
+// The model from the data set's description alone, without loading it, for
+// a command that only needs the weights' shapes (`what`: "export",
+// "predict"); a DataError where the data set cannot be described.
+struct DescribedModel {
+  DataInfo info;
+  Model model;
+};
+DescribedModel build_model_from_description(const ExperimentConfig& config, const std::string& what);
+
 }  // namespace trainer

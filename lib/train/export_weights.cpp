@@ -46,12 +46,7 @@ NamedArray to_array(const std::string& name, torch::Tensor tensor, WeightsFormat
 
 ExportedWeights export_weights(const ExperimentConfig& config, const std::string& checkpoint, WeightsFormat format,
                                const std::string& out) {
-  const std::optional<DataInfo> info = preview_dataset(config.data);
-  if (!info)
-    throw DataError(config.data.path + ": export builds the model from the data set's description (its shapes and "
-                                       "classes) and cannot read it here",
-                    "run `trainer run` on this experiment file to see what is wrong with the data set");
-  Model model = build_seeded_model(config, *info);
+  Model model = build_model_from_description(config, "export").model;
   load_checkpoint(checkpoint, *model.net, nullptr, torch::kCPU);
   // The state dict's order and names: parameters, then buffers (batch norm's running statistics).
   std::vector<NamedArray> arrays;

@@ -78,12 +78,9 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
     throw ConfigError({"data.dataset: predict reads image files, and " + std::string(to_string(config.data.dataset)) +
                        " models take " +
                        (config.data.dataset == DatasetKind::kReuters ? "token sequences" : "rows of numbers")});
-  const std::optional<DataInfo> info = preview_dataset(config.data);
-  if (!info)
-    throw DataError(config.data.path + ": predict reads the data set's description (its shapes and classes) and "
-                                       "cannot here",
-                    "run `trainer run` on this experiment file to see what is wrong with the data set");
-  Model model = build_seeded_model(config, *info);
+  DescribedModel described = build_model_from_description(config, "predict");
+  const DataInfo& info = described.info;
+  Model& model = described.model;
   load_checkpoint(options.checkpoint, *model.net, nullptr, device);
   model.net->to(device);
   model.net->eval();
@@ -92,11 +89,11 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
   if (images_out && options.output.empty())
     throw ConfigError({"--output: an image-to-image model writes images; name the folder for them"});
   const bool to_probabilities = model.final_softmax || config.loss.from_logits;
-  if (info->input_shape.size() != 3 || info->token_inputs)
+  if (info.input_shape.size() != 3 || info.token_inputs)
     throw ConfigError({"data.dataset: predict reads image files, and this model takes " +
-                       std::string(info->token_inputs ? "token sequences" : "rows of numbers") + ", not images"});
+                       std::string(info.token_inputs ? "token sequences" : "rows of numbers") + ", not images"});
   // The channels the model was built for (grey Fashion-MNIST: 1).
-  const int64_t channels = info->input_shape[0];
+  const int64_t channels = info.input_shape[0];
   Stopwatch clock;
   std::string lines;
   int64_t done = 0, skipped = 0;
@@ -111,7 +108,7 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
       ++skipped;
       continue;
     }
-    const torch::Tensor input = model_input(image, config, *info, !images_out, device);
+    const torch::Tensor input = model_input(image, config, info, !images_out, device);
     if (images_out) {
       const ImageModel apply = [&](const torch::Tensor& x) { return model.forward(x); };
       const Image restored = image_from_tensor(infer_tiled(apply, input, options.tiles), config.data.images);
@@ -124,7 +121,7 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
       const torch::Tensor probabilities = to_probabilities ? torch::softmax(output, 1) : output;
       nlohmann::ordered_json line;
       line["file"] = file.path;
-      line["top"] = top_classes(probabilities, *info, options.top_k);
+      line["top"] = top_classes(probabilities, info, options.top_k);
       lines += json_line(line);
     }
     ++done;
