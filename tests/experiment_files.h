@@ -1,5 +1,5 @@
 #pragma once
-// Experiment files written by tests: a one-hidden-layer MLP on synthetic data.
+// Experiment files written by tests: small MLPs on synthetic data.
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -41,6 +41,26 @@ inline MlpExperiment small_mlp(const std::string& name, const std::string& run_n
   spec.run_name = run_name;
   spec.extra = extra;
   return spec;
+}
+
+// DIR/experiment.yaml: an MLP with dropout trained by NAdam for 4 epochs,
+// accuracy and top-2 measured, its run directory DIR/runs/e2e/full.
+inline std::string write_dropout_experiment(const std::string& dir, int64_t train_samples = 512) {
+  const std::string path = dir + "/experiment.yaml";
+  std::ofstream(path) << "experiment: {name: e2e, seed: 7}\n"
+                         "data:\n  dataset: synthetic\n  synthetic: {train_samples: "
+                      << train_samples << R"(, valid_samples: 128, shape: [16], classes: 4}
+model:
+  layers:
+    - {type: dense, units: 32, activation: relu}
+    - {type: dropout, rate: 0.2}
+    - {type: dense, units: classes, activation: softmax}
+optimizer: {name: nadam, lr: 0.01}
+metrics: [accuracy, top2]
+train: {epochs: 4, batch_size: 32}
+cpu_threads: 1
+log: {dir: )" << dir << "/runs, run_name: full}\n";
+  return path;
 }
 
 }  // namespace trainer::testing

@@ -13,31 +13,9 @@
 using namespace trainer::testing;
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string synthetic_experiment(const std::string& dir, int64_t train_samples = 512) {
-  const std::string path = dir + "/experiment.yaml";
-  std::ofstream(path) << "experiment: {name: e2e, seed: 7}\n"
-                         "data:\n  dataset: synthetic\n  synthetic: {train_samples: "
-                      << train_samples << R"(, valid_samples: 128, shape: [16], classes: 4}
-model:
-  layers:
-    - {type: dense, units: 32, activation: relu}
-    - {type: dropout, rate: 0.2}
-    - {type: dense, units: classes, activation: softmax}
-optimizer: {name: nadam, lr: 0.01}
-metrics: [accuracy, top2]
-train: {epochs: 4, batch_size: 32}
-cpu_threads: 1
-log: {dir: )" << dir << "/runs, run_name: full}\n";
-  return path;
-}
-
-}  // namespace
-
 TEST_CASE("trainer run: records on stdout, run directory, checkpoints", "[e2e]") {
   const std::string dir = fresh_dir("e2e-run");
-  const auto result = run_trainer({"run", synthetic_experiment(dir)}, dir);
+  const auto result = run_trainer({"run", write_dropout_experiment(dir)}, dir);
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const auto epochs = parse_records(result.out);
@@ -67,7 +45,7 @@ TEST_CASE("trainer run: records on stdout, run directory, checkpoints", "[e2e]")
 
 TEST_CASE("resuming reproduces the uninterrupted run", "[e2e][resume]") {
   const std::string dir = fresh_dir("e2e-resume");
-  const std::string experiment = synthetic_experiment(dir);
+  const std::string experiment = write_dropout_experiment(dir);
   const auto full = run_trainer({"run", experiment}, dir);
   REQUIRE(full.exit_code == 0);
   const auto expected = parse_records(full.out);
@@ -109,7 +87,7 @@ TEST_CASE("resuming reproduces the uninterrupted run", "[e2e][resume]") {
 
 TEST_CASE("run directories scripts can find: --run-dir, latest, taken names warned about", "[e2e][rundir]") {
   const std::string dir = fresh_dir("e2e-rundir");
-  const std::string experiment = synthetic_experiment(dir);
+  const std::string experiment = write_dropout_experiment(dir);
   const std::vector<std::string> short_run{"--set", "train.epochs=1", "--set", "data.synthetic.train_samples=64"};
   const auto with = [&](std::vector<std::string> args) {
     args.insert(args.end(), short_run.begin(), short_run.end());
@@ -152,7 +130,7 @@ TEST_CASE("resume needs a config: the run's own, or a file", "[e2e][resume][erro
   const auto none = run_trainer({"run"}, dir);
   CHECK(none.exit_code == 2);
   CHECK_THAT(none.err, Catch::Contains("needs an experiment FILE, or --resume RUN_DIR"));
-  const std::string experiment = synthetic_experiment(dir);
+  const std::string experiment = write_dropout_experiment(dir);
   REQUIRE(run_trainer({"run", experiment, "--set", "train.epochs=1"}, dir).exit_code == 0);
   const std::string run = dir + "/runs/e2e/full";
   // A forced change trains on, with a warning; no FILE: the run's config.yaml plus the --set.
@@ -170,7 +148,7 @@ TEST_CASE("resume needs a config: the run's own, or a file", "[e2e][resume][erro
 
 TEST_CASE("SIGTERM mid-epoch saves a checkpoint that resumes exactly", "[e2e][resume][signal]") {
   const std::string dir = fresh_dir("e2e-signal");
-  const std::string experiment = synthetic_experiment(dir, 60000);
+  const std::string experiment = write_dropout_experiment(dir, 60000);
   const auto full = run_trainer({"run", experiment, "--set", "train.epochs=2"}, dir);
   REQUIRE(full.exit_code == 0);
   const auto expected = parse_records(full.out);
@@ -207,7 +185,7 @@ TEST_CASE("SIGTERM mid-epoch saves a checkpoint that resumes exactly", "[e2e][re
 
 TEST_CASE("failures exit with their documented codes and write nothing", "[e2e][errors]") {
   const std::string dir = fresh_dir("e2e-errors");
-  const std::string experiment = synthetic_experiment(dir);
+  const std::string experiment = write_dropout_experiment(dir);
 
   SECTION("config error: 2, every problem with its line") {
     std::ofstream(dir + "/bad.yaml") << "experiment: {name: bad}\ntrain:\n  epochz: 3\n  batch_size: -1\n";
@@ -241,7 +219,7 @@ TEST_CASE("failures exit with their documented codes and write nothing", "[e2e][
 
 TEST_CASE("the largest batch size trains the whole data set in one step", "[e2e][errors]") {
   const std::string dir = fresh_dir("e2e-huge-batch");
-  const auto result = run_trainer({"run", synthetic_experiment(dir), "--set", "train.batch_size=1073741824", "--set",
+  const auto result = run_trainer({"run", write_dropout_experiment(dir), "--set", "train.batch_size=1073741824", "--set",
                                    "train.epochs=1"}, dir);
   INFO(result.err);
   CHECK(result.exit_code == 0);
@@ -250,7 +228,7 @@ TEST_CASE("the largest batch size trains the whole data set in one step", "[e2e]
 
 TEST_CASE("a checkpoint that cannot be written is exit code 4, leaving the older ones intact", "[e2e][errors]") {
   const std::string dir = fresh_dir("e2e-disk-full");
-  const std::string experiment = synthetic_experiment(dir);
+  const std::string experiment = write_dropout_experiment(dir);
   // About 21k parameters and two NAdam moments: a checkpoint of ~260 KB.
   const std::vector<std::string> big{"--set", "model.layers.0.units=1024", "--set", "train.epochs=1"};
   std::vector<std::string> first{"run", experiment};
@@ -276,7 +254,7 @@ TEST_CASE("a checkpoint that cannot be written is exit code 4, leaving the older
 
 TEST_CASE("resuming skips a damaged checkpoint for the newest good one, saying why", "[e2e][resume][errors]") {
   const std::string dir = fresh_dir("e2e-damaged");
-  const std::string experiment = synthetic_experiment(dir);
+  const std::string experiment = write_dropout_experiment(dir);
   // ~260 KB checkpoints: a 4 KiB hole lands inside a tensor.
   const std::vector<std::string> big{"--set", "model.layers.0.units=1024"};
   const auto with = [&](std::vector<std::string> args) {
@@ -348,7 +326,7 @@ TEST_CASE("a full disk is exit 4 naming the file and the free space, leaving not
     WARN("SKIPPED: needs unshare -rm and mount (user namespaces) to make a small tmpfs");
     return;
   }
-  const std::string experiment = synthetic_experiment(dir);
+  const std::string experiment = write_dropout_experiment(dir);
   SECTION("a checkpoint larger than the disk: the run stops, its temporary file removed") {
     // ~250k parameters and two NAdam moments: a checkpoint of about 3 MB on a 2 MB disk.
     const auto result = on_small_tmpfs(dir, "2m", "\"$TRAINER\" run " + experiment +
@@ -393,7 +371,7 @@ TEST_CASE("help, version, config and summary", "[e2e]") {
   const auto version = run_trainer({"--version"}, dir);
   CHECK_THAT(version.out, Catch::Contains("LibTorch"));
 
-  const std::string experiment = synthetic_experiment(dir);
+  const std::string experiment = write_dropout_experiment(dir);
   const auto config = run_trainer({"config", experiment, "--set", "optimizer.lr=0.5"}, dir);
   CHECK(config.exit_code == 0);
   CHECK_THAT(config.out, Catch::Contains("  lr: 0.5\n") && Catch::Contains("batch_size: 32"));
@@ -406,128 +384,4 @@ TEST_CASE("help, version, config and summary", "[e2e]") {
   CHECK(summary.exit_code == 0);
   for (const char* count : {"216,874", "2,304", "6,176", "107,502", "Total params: 332,856"})
     CHECK_THAT(summary.out, Catch::Contains(count));
-}
-
-TEST_CASE("a bf16 run on CPU trains and says so", "[e2e][precision]") {
-  const std::string dir = fresh_dir("e2e-bf16");
-  const auto result = run_trainer({"run", synthetic_experiment(dir), "--set", "precision=bf16"}, dir);
-  INFO(result.err);
-  REQUIRE(result.exit_code == 0);
-  const auto epochs = parse_records(result.out);
-  REQUIRE(epochs.size() == 4);
-  CHECK(epochs[3].loss < epochs[0].loss);
-  CHECK_THAT(result.err, Catch::Contains("precision bf16 autocast, fp32 weights"));
-  SECTION("fp16 on a CPU: refused with a hint, or with loss scaling where the LibTorch has it") {
-    const bool cpu_fp16 = run_trainer({"devices", "--json"}, dir).out.find("\"fp16\"") != std::string::npos;
-    const auto fp16 = run_trainer({"run", synthetic_experiment(dir), "--set", "precision=fp16", "--set",
-                                   "log.run_name=fp16"},
-                                  dir);
-    INFO(fp16.err);
-    if (!cpu_fp16) {
-      CHECK(fp16.exit_code == 2);
-      CHECK_THAT(fp16.err, Catch::Contains("on a CPU use bf16"));
-    } else {
-      REQUIRE(fp16.exit_code == 0);
-      CHECK_THAT(fp16.err, Catch::Contains("fp16 autocast, fp32 weights, dynamic loss scaling from 65536"));
-      const auto half = parse_records(fp16.out);
-      REQUIRE(half.size() == 4);
-      CHECK(half[3].loss < half[0].loss);
-      CHECK_THAT(half[0].values, Catch::Contains(",Loss Scale:"));
-    }
-  }
-}
-
-namespace {
-
-double field_of(const std::string& values, const std::string& name) {
-  const auto at = values.find("," + name + ":");
-  REQUIRE(at != std::string::npos);
-  return std::stod(values.substr(at + name.size() + 2));
-}
-
-}  // namespace
-
-// The scaler's real overflow path, on a CPU: a scale past fp32's range makes
-// the scaled loss inf, as fp16 gradients overflow on a GPU.
-TEST_CASE("dynamic loss scaling skips overflowing steps, logs them and resumes exactly", "[e2e][precision][scaler]") {
-  const std::string dir = fresh_dir("e2e-loss-scale");
-  const std::string experiment = synthetic_experiment(dir);
-  const std::vector<std::string> scaling{"--set", "loss_scale.mode=dynamic", "--set", "loss_scale.initial=1e39",
-                                         "--set", "loss_scale.growth_interval=4"};
-  auto args = std::vector<std::string>{"run", experiment};
-  args.insert(args.end(), scaling.begin(), scaling.end());
-  const auto full = run_trainer(args, dir);
-  INFO(full.err);
-  REQUIRE(full.exit_code == 0);
-  CHECK_THAT(full.err, Catch::Contains("fp32, dynamic loss scaling from 1e+39"));
-  const auto epochs = parse_records(full.out);
-  REQUIRE(epochs.size() == 4);
-  // 1e39 and 5e38 are inf in fp32: at least two skipped steps, then a scale
-  // that fits, which doubles after 4 good steps and backs off again.
-  CHECK(field_of(epochs[0].values, "Skipped Steps") >= 2);
-  CHECK(field_of(epochs[0].values, "Loss Scale") <= 5e38);
-  CHECK(field_of(epochs[3].values, "Skipped Steps") >= 1);
-  CHECK(epochs[3].loss < epochs[0].loss);
-  const std::string metrics = read_text(dir + "/runs/e2e/full/metrics.jsonl");
-  CHECK_THAT(metrics, Catch::Contains("\"loss_scale\":") && Catch::Contains("\"skipped_steps\":"));
-
-  SECTION("the scaler's state is in the checkpoint: a resumed run continues it") {
-    auto part_args = args;
-    part_args.insert(part_args.end(), {"--set", "train.epochs=2", "--set", "log.run_name=part"});
-    REQUIRE(run_trainer(part_args, dir).exit_code == 0);
-    auto rest_args = args;
-    rest_args.insert(rest_args.end(), {"--resume", dir + "/runs/e2e/part"});
-    const auto rest = run_trainer(rest_args, dir);
-    INFO(rest.err);
-    REQUIRE(rest.exit_code == 0);
-    const auto resumed = parse_records(rest.out);
-    REQUIRE(resumed.size() == 2);
-    CHECK(resumed[0].values == epochs[2].values);
-    CHECK(resumed[1].values == epochs[3].values);
-  }
-  SECTION("without loss scaling the record has no scaler fields") {
-    const auto plain = run_trainer({"run", experiment, "--set", "train.epochs=1", "--set", "log.run_name=plain"}, dir);
-    REQUIRE(plain.exit_code == 0);
-    CHECK_THAT(plain.out, !Catch::Contains("Loss Scale"));
-  }
-}
-
-namespace {
-
-std::vector<std::string> list_checkpoint_names(const std::string& run_dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(run_dir + "/checkpoints")) names.push_back(entry.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-}  // namespace
-
-TEST_CASE("a batch past memory_limit stops with exit code 6 and the checkpoint intact", "[e2e][memory]") {
-  const std::string dir = fresh_dir("e2e-memory");
-  MlpExperiment spec;
-  spec.name = "wide";
-  spec.run_name = "run";
-  spec.samples = 2000;
-  spec.features = 512;
-  spec.extra = "optimizer: {name: adam, lr: 0.001}\ntrain: {epochs: 1, batch_size: 32}\nmemory_limit: 64MiB\n";
-  const std::string experiment = write_mlp_experiment(dir, spec);
-  const auto first = run_trainer({"run", experiment}, dir);
-  INFO(first.err);
-  REQUIRE(first.exit_code == 0);
-  CHECK_THAT(first.err, Catch::Contains("memory budget: 64.0 MiB on the CPU") && Catch::Contains("peak memory"));
-  const std::string checkpoint = dir + "/runs/wide/run/checkpoints/epoch-0001.pt";
-  const std::string saved = read_text(checkpoint);
-  REQUIRE_FALSE(saved.empty());
-
-  // A larger batch changes what the run computes: --force.
-  const auto big = run_trainer({"run", experiment, "--resume", dir + "/runs/wide/run", "--set", "train.epochs=2",
-                                "--set", "train.batch_size=2000", "--force"},
-                               dir);
-  INFO(big.err);
-  CHECK(big.exit_code == 6);
-  CHECK_THAT(big.err, Catch::Contains("would exceed memory_limit 64.0 MiB") && Catch::Contains("peak") &&
-                          Catch::Contains("lower train.batch_size (2000 now)"));
-  CHECK(read_text(checkpoint) == saved);
-  CHECK(list_checkpoint_names(dir + "/runs/wide/run") == std::vector<std::string>{"best.pt", "epoch-0001.pt"});
 }
