@@ -273,6 +273,7 @@ struct OptimizerConfig {
   double momentum_decay = 0.004;
   std::optional<double> weight_decay;
   double clip_norm = 0;
+  bool fused = true;
   ScheduleConfig schedule;
 
   template <class V> void visit_fields(V& v) {
@@ -290,6 +291,9 @@ struct OptimizerConfig {
     v("weight_decay", weight_decay, "L2 penalty (decoupled for adamw). Default: adamw 0.004, others 0.",
       Check<std::optional<double>>([](const auto& x) { return (!x || *x >= 0) ? "" : "a number >= 0"; }));
     v("clip_norm", clip_norm, "Clip gradients to this global L2 norm; 0 = no clipping.", non_negative());
+    v("fused", fused,
+      "nadam: update each float32 CPU parameter in one pass over its elements instead of eight tensor "
+      "operations (the same arithmetic; within float rounding of them). false: the tensor operations.");
     v("schedule", schedule, "Learning-rate schedule, evaluated every step.");
   }
 };

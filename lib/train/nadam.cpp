@@ -1,7 +1,10 @@
 #include "train/nadam.h"
 
+#include <ATen/Parallel.h>
+
 #include <cmath>
 
+#include "train/nadam_kernel.h"
 #include "util/torch_compat.h"
 
 namespace trainer {
@@ -41,6 +44,36 @@ void NAdamParamState::serialize(torch::serialize::InputArchive& archive) {
 NAdam::NAdam(std::vector<torch::Tensor> params, NAdamOptions defaults)
     : Optimizer({torch::optim::OptimizerParamGroup(std::move(params))}, std::make_unique<NAdamOptions>(defaults)) {}
 
+namespace {
+
+// The fused loop walks the four tensors' memory element by element, so they
+// must be float32 on the CPU, dense (contiguous or channels-last) and laid
+// out alike; anything else (a GPU, double, a strided view) goes through the
+// tensor operations.
+bool fusable(const torch::Tensor& param, const torch::Tensor& grad, const NAdamParamState& state) {
+  if (!param.is_non_overlapping_and_dense()) return false;
+  for (const torch::Tensor* t : {&param, &grad, &state.exp_avg(), &state.exp_avg_sq()})
+    if (!t->device().is_cpu() || t->scalar_type() != torch::kFloat || t->is_sparse() ||
+        t->sizes() != param.sizes() || t->strides() != param.strides())
+      return false;
+  return true;
+}
+
+void fused_update(torch::Tensor& param, const torch::Tensor& grad, NAdamParamState& state,
+                  const NAdamCoefficients& c) {
+  float* p = param.data_ptr<float>();
+  const float* g = grad.data_ptr<float>();
+  float* m = state.exp_avg().data_ptr<float>();
+  float* v = state.exp_avg_sq().data_ptr<float>();
+  // The grain of LibTorch's own element-wise kernels: small tensors stay on
+  // one thread, large ones are split among the intra-op threads.
+  at::parallel_for(0, param.numel(), at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
+    nadam_update(p + begin, g + begin, m + begin, v + begin, end - begin, c);
+  });
+}
+
+}  // namespace
+
 torch::Tensor NAdam::step(LossClosure closure) {
   torch::NoGradGuard no_grad;
   torch::Tensor loss;
@@ -65,7 +98,6 @@ torch::Tensor NAdam::step(LossClosure closure) {
       const double step = static_cast<double>(state.step());
       const double beta1 = options.beta1(), beta2 = options.beta2();
 
-      if (options.weight_decay() != 0) grad = grad.add(param, options.weight_decay());
       // Momentum schedule of torch.optim.NAdam: mu_t and the next mu_{t+1}.
       const double mu = beta1 * (1.0 - 0.5 * std::pow(0.96, step * options.momentum_decay()));
       const double mu_next = beta1 * (1.0 - 0.5 * std::pow(0.96, (step + 1) * options.momentum_decay()));
@@ -78,11 +110,29 @@ torch::Tensor NAdam::step(LossClosure closure) {
       state.mu_product(mu_product);
       const double bias_correction2 = 1.0 - std::pow(beta2, step);
 
+      const double gradient_step = -options.lr() * (1.0 - mu) / (1.0 - mu_product);
+      const double momentum_step = -options.lr() * mu_next / (1.0 - mu_product_next);
+      if (fused_ && fusable(param, grad, state)) {
+        NAdamCoefficients c;
+        c.weight_decay = static_cast<float>(options.weight_decay());
+        c.beta1 = static_cast<float>(beta1);
+        c.one_minus_beta1 = static_cast<float>(1.0 - beta1);
+        c.beta2 = static_cast<float>(beta2);
+        c.one_minus_beta2 = static_cast<float>(1.0 - beta2);
+        c.bias_correction2 = static_cast<float>(bias_correction2);
+        c.eps = static_cast<float>(options.eps());
+        c.gradient_step = static_cast<float>(gradient_step);
+        c.momentum_step = static_cast<float>(momentum_step);
+        fused_update(param, param.grad(), state, c);
+        ++fused_updates_;
+        continue;
+      }
+      if (options.weight_decay() != 0) grad = grad.add(param, options.weight_decay());
       state.exp_avg().mul_(beta1).add_(grad, 1.0 - beta1);
       state.exp_avg_sq().mul_(beta2).addcmul_(grad, grad, 1.0 - beta2);
       const auto denom = state.exp_avg_sq().div(bias_correction2).sqrt_().add_(options.eps());
-      param.addcdiv_(grad, denom, -options.lr() * (1.0 - mu) / (1.0 - mu_product));
-      param.addcdiv_(state.exp_avg(), denom, -options.lr() * mu_next / (1.0 - mu_product_next));
+      param.addcdiv_(grad, denom, gradient_step);
+      param.addcdiv_(state.exp_avg(), denom, momentum_step);
     }
   }
   return loss;

@@ -35,13 +35,16 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& c
     case OptimizerKind::kRmsprop:
       return std::make_unique<optim::RMSprop>(
           params, optim::RMSpropOptions(lr).alpha(config.rho).eps(config.epsilon).weight_decay(decay));
-    case OptimizerKind::kNadam:
-      return std::make_unique<NAdam>(params, NAdamOptions(lr)
-                                                 .beta1(config.beta1)
-                                                 .beta2(config.beta2)
-                                                 .eps(config.epsilon)
-                                                 .weight_decay(decay)
-                                                 .momentum_decay(config.momentum_decay));
+    case OptimizerKind::kNadam: {
+      auto nadam = std::make_unique<NAdam>(params, NAdamOptions(lr)
+                                                       .beta1(config.beta1)
+                                                       .beta2(config.beta2)
+                                                       .eps(config.epsilon)
+                                                       .weight_decay(decay)
+                                                       .momentum_decay(config.momentum_decay));
+      nadam->set_fused(config.fused);
+      return nadam;
+    }
   }
   throw std::logic_error("unhandled optimizer kind");
 }
