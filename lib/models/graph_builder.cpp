@@ -307,7 +307,7 @@ void GraphBuilder::use_channels_last_for_images() {
   if (data_.input_shape.size() != 3) return;
   model_.channels_last = true;
   for (auto& parameter : model_.net->parameters())
-    if (parameter.dim() == 4) parameter.set_data(parameter.contiguous(torch::MemoryFormat::ChannelsLast));
+    if (parameter.dim() == 4) parameter.set_data(Model::in_channels_last(parameter));
 }
 
 int64_t GraphBuilder::resolve(const SizeRef& size, const char* key) const {

@@ -34,8 +34,18 @@ struct Model {
 
   // The network applied to a batch, in the layout it was built for.
   torch::Tensor forward(const torch::Tensor& inputs) {
-    return net->forward(channels_last && inputs.dim() == 4 ? inputs.contiguous(torch::MemoryFormat::ChannelsLast)
-                                                           : inputs);
+    return net->forward(channels_last && inputs.dim() == 4 ? in_channels_last(inputs) : inputs);
+  }
+
+  // `t` laid out channels-last in a way LibTorch recognises. With one
+  // channel, NCHW strides already pass is_contiguous(ChannelsLast), so
+  // contiguous() keeps them; but oneDNN reads the layout from
+  // suggest_memory_format(), which calls those strides NCHW, and then runs
+  // the whole first convolution, and the pool after it, in its slow NCHW
+  // path (the backward ~4x slower). Fresh channels-last strides avoid that.
+  static torch::Tensor in_channels_last(const torch::Tensor& t) {
+    if (t.suggest_memory_format() == torch::MemoryFormat::ChannelsLast) return t;
+    return torch::empty(t.sizes(), t.options().memory_format(torch::MemoryFormat::ChannelsLast)).copy_(t);
   }
 };
 
