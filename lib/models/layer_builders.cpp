@@ -3,6 +3,7 @@
 
 #include "models/graph_builder.h"
 #include "models/layers.h"
+#include "models/window_max_pool.h"
 
 namespace trainer {
 namespace {
@@ -223,6 +224,9 @@ void GraphBuilder::add_pool(size_t rank, bool is_max) {
   }
   if (!ceil_mode_fits) {
     push(PaddedPool(is_max, window, strides, pads));
+  } else if (rank == 1 && is_max && tiles_without_padding(window[0], strides[0], pad[0]) &&
+             (!same || probe().size(2) % strides[0] == 0)) {  // where ceil_mode, which "same" sets, changes nothing
+    push(WindowMaxPool1d(window[0]));
   } else if (rank == 1) {
     if (is_max) push(nn::MaxPool1d(nn::MaxPool1dOptions(window[0]).stride(strides[0]).padding(pad[0]).ceil_mode(same)));
     else push(nn::AvgPool1d(nn::AvgPool1dOptions(window[0]).stride(strides[0]).padding(pad[0]).ceil_mode(same).count_include_pad(false)));

@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "models/embedding_lookup.h"
+
 namespace trainer {
 
 // Embedding whose output is channels-first, [N, dim, length], the layout
@@ -11,7 +13,9 @@ namespace trainer {
 struct ChannelsFirstEmbeddingImpl : torch::nn::Module {
   ChannelsFirstEmbeddingImpl(int64_t rows, int64_t dim)
       : embedding(register_module("embedding", torch::nn::Embedding(rows, dim))) {}
-  torch::Tensor forward(const torch::Tensor& tokens) { return embedding(tokens).transpose(1, 2); }
+  torch::Tensor forward(const torch::Tensor& tokens) {
+    return embedding_lookup(embedding->weight, tokens).transpose(1, 2);
+  }
   torch::nn::Embedding embedding;
 };
 TORCH_MODULE(ChannelsFirstEmbedding);

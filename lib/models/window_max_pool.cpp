@@ -1,0 +1,86 @@
+#include "models/window_max_pool.h"
+
+#include <ATen/Parallel.h>
+
+#include "models/window_max_kernel.h"
+
+namespace trainer {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::tensor_list;
+
+PoolRows rows_of(c10::IntArrayRef sizes, int64_t window) {
+  PoolRows rows;
+  rows.length = sizes[2];
+  rows.window = window;
+  rows.outputs = rows.length / window;
+  return rows;
+}
+
+// Rows a thread takes at a time: LibTorch's grain, in elements.
+int64_t grain(const PoolRows& rows) { return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, rows.length)); }
+
+torch::Tensor pool(const torch::Tensor& x, int64_t window, torch::Tensor* offsets) {
+  const PoolRows rows = rows_of(x.sizes(), window);
+  const std::vector<int64_t> sizes{x.size(0), x.size(1), rows.outputs};
+  torch::Tensor y = torch::empty(sizes, x.options());
+  uint8_t* at = nullptr;
+  if (offsets) {
+    *offsets = torch::empty(sizes, x.options().dtype(torch::kUInt8));
+    at = offsets->data_ptr<uint8_t>();
+  }
+  const float* in = x.data_ptr<float>();
+  float* out = y.data_ptr<float>();
+  at::parallel_for(0, x.size(0) * x.size(1), grain(rows),
+                   [&](int64_t first, int64_t last) { window_max_1d(in, out, at, rows, first, last); });
+  return y;
+}
+
+struct WindowMaxPool1dFunction : torch::autograd::Function<WindowMaxPool1dFunction> {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, int64_t window) {
+    torch::Tensor offsets;
+    torch::Tensor y = pool(x, window, &offsets);
+    ctx->save_for_backward({offsets});
+    ctx->saved_data["input_sizes"] = x.sizes().vec();
+    ctx->saved_data["window"] = window;
+    return y;
+  }
+
+  static tensor_list backward(AutogradContext* ctx, tensor_list grads) {
+    const torch::Tensor offsets = ctx->get_saved_variables()[0];
+    const auto sizes = ctx->saved_data["input_sizes"].toIntVector();
+    const PoolRows rows = rows_of(sizes, ctx->saved_data["window"].toInt());
+    const torch::Tensor grad_y = grads[0].contiguous();
+    torch::Tensor grad_x = torch::empty(sizes, grad_y.options());
+    const float* g = grad_y.data_ptr<float>();
+    const uint8_t* at = offsets.data_ptr<uint8_t>();
+    float* gx = grad_x.data_ptr<float>();
+    at::parallel_for(0, sizes[0] * sizes[1], grain(rows),
+                     [&](int64_t first, int64_t last) { window_max_1d_backward(g, at, gx, rows, first, last); });
+    return {grad_x, torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+bool tiles_without_padding(int64_t window, int64_t stride, int64_t padding) {
+  return stride == window && padding == 0 && window <= 256;  // an offset in one byte
+}
+
+WindowMaxPool1dImpl::WindowMaxPool1dImpl(int64_t window) : window_(window) {}
+
+torch::Tensor WindowMaxPool1dImpl::forward(const torch::Tensor& x) {
+  const bool fits = x.device().is_cpu() && x.scalar_type() == torch::kFloat && x.dim() == 3 && x.is_contiguous() &&
+                    x.size(2) >= window_;
+  if (!fits) return torch::max_pool1d(x, window_);
+  if (torch::GradMode::is_enabled() && x.requires_grad()) return WindowMaxPool1dFunction::apply(x, window_);
+  return pool(x, window_, nullptr);
+}
+
+void WindowMaxPool1dImpl::pretty_print(std::ostream& stream) const {
+  stream << "trainer::WindowMaxPool1d(window=" << window_ << ")";
+}
+
+}  // namespace trainer

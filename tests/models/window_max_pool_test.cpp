@@ -1,0 +1,90 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "models/model_fixtures.h"
+#include "models/window_max_pool.h"
+
+using namespace trainer;
+
+namespace {
+
+// Values from a few integers, so that windows hold ties, plus -inf and NaN
+// at fixed places: the cases where "which element is the max" is decided by
+// the rule and not by the data.
+torch::Tensor awkward_input(const std::vector<int64_t>& sizes) {
+  torch::manual_seed(5);
+  auto x = torch::randint(-3, 4, sizes).to(torch::kFloat);
+  auto flat = x.view(-1);
+  const float inf = std::numeric_limits<float>::infinity();
+  flat[0] = -inf;
+  flat[1] = -inf;
+  flat[flat.size(0) / 2] = std::nanf("");
+  flat[flat.size(0) / 3] = std::nanf("");
+  flat[flat.size(0) / 3 + 1] = std::nanf("");
+  return x.requires_grad_(true);
+}
+
+// NaN compares unequal to itself: equal where both are NaN, equal elsewhere.
+bool same_values(const torch::Tensor& a, const torch::Tensor& b) {
+  return torch::equal(a.isnan(), b.isnan()) && torch::equal(a.nan_to_num(0, 1e30, -1e30), b.nan_to_num(0, 1e30, -1e30));
+}
+
+void check_against_libtorch(const std::vector<int64_t>& sizes, int64_t window) {
+  INFO("input " << c10::IntArrayRef(sizes) << ", window " << window);
+  const auto ours_in = awkward_input(sizes);
+  const auto theirs_in = ours_in.detach().clone().requires_grad_(true);
+  WindowMaxPool1d pool(window);
+  const auto ours = pool(ours_in);
+  const auto theirs = torch::max_pool1d(theirs_in, window);
+  REQUIRE(ours.sizes() == theirs.sizes());
+  CHECK(same_values(ours, theirs));
+  const auto grad = torch::randn(ours.sizes());
+  ours.backward(grad);
+  theirs.backward(grad);
+  // Same element chosen in every window: the gradients are equal bit for bit.
+  CHECK(torch::equal(ours_in.grad(), theirs_in.grad()));
+  CHECK(ours_in.grad().abs().sum().item<float>() > 0);
+  // Without autograd (validation): the values alone.
+  torch::NoGradGuard no_grad;
+  CHECK(same_values(pool(ours_in), theirs));
+}
+
+}  // namespace
+
+TEST_CASE("WindowMaxPool1d's values and gradients equal LibTorch's max pool", "[models][pool]") {
+  check_against_libtorch({4, 6, 296}, 2);   // the Reuters model's first pool
+  check_against_libtorch({3, 5, 147}, 2);   // an odd length: the last input no window covers
+  check_against_libtorch({3, 5, 31}, 3);
+  check_against_libtorch({2, 2, 9}, 9);
+  check_against_libtorch({40, 64, 300}, 2);  // large enough to be split among threads
+}
+
+TEST_CASE("WindowMaxPool1d hands what its loops do not take to LibTorch", "[models][pool]") {
+  WindowMaxPool1d pool(2);
+  const auto doubles = torch::randn({2, 3, 8}, torch::kFloat64);
+  CHECK(torch::equal(pool(doubles), torch::max_pool1d(doubles, 2)));
+  const auto strided = torch::randn({2, 8, 3}).transpose(1, 2);
+  CHECK(torch::equal(pool(strided), torch::max_pool1d(strided, 2)));
+  const auto short_input = torch::randn({2, 3, 1});  // no whole window: LibTorch's answer
+  CHECK(pool(short_input).sizes() == torch::max_pool1d(short_input, 2).sizes());
+}
+
+TEST_CASE("1-D max pools that tile their input are built as WindowMaxPool1d", "[models][pool]") {
+  CHECK(tiles_without_padding(2, 2, 0));
+  CHECK_FALSE(tiles_without_padding(3, 2, 0));      // overlapping windows
+  CHECK_FALSE(tiles_without_padding(2, 2, 1));      // padding
+  CHECK_FALSE(tiles_without_padding(300, 300, 0));  // offsets past one byte
+
+  const auto window_pools = [](const std::string& pools) {
+    const Model model = build_model(testing::model_of("[{type: embedding, output_dim: 4}, " + pools + "]"),
+                                    testing::tokens(12, 10, 2));
+    int count = 0;
+    for (const auto& module : model.net->modules(false)) count += module->as<WindowMaxPool1dImpl>() != nullptr;
+    return count;
+  };
+  CHECK(window_pools("{type: maxpool1d, pool_size: 2}, {type: maxpool1d, pool_size: 3}") == 2);
+  CHECK(window_pools("{type: maxpool1d, pool_size: 3, strides: 2}") == 0);
+  CHECK(window_pools("{type: maxpool1d, pool_size: 5, padding: same}") == 0);  // 12 = 2 x 5 + 2: padded
+}
