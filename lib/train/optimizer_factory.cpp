@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "train/fused_optimizers.h"
 #include "train/nadam.h"
 
 namespace trainer {
@@ -15,36 +16,38 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& c
     throw std::logic_error("make_optimizer: optimizer.lr and weight_decay must be resolved by the config loader");
   const double lr = *config.lr;
   const double decay = *config.weight_decay;
+  // The fused passes (optimizer.fused) keep LibTorch's state and arithmetic.
+  const auto fused = [&](auto optimizer) {
+    optimizer->set_fused(config.fused);
+    return std::unique_ptr<optim::Optimizer>(std::move(optimizer));
+  };
   switch (config.name) {
     case OptimizerKind::kSgd:
-      return std::make_unique<optim::SGD>(params, optim::SGDOptions(lr).weight_decay(decay));
+      return fused(std::make_unique<FusedSGD>(params, optim::SGDOptions(lr).weight_decay(decay)));
     case OptimizerKind::kMomentum:
-      return std::make_unique<optim::SGD>(
-          params, optim::SGDOptions(lr).momentum(config.momentum).nesterov(config.nesterov).weight_decay(decay));
+      return fused(std::make_unique<FusedSGD>(
+          params, optim::SGDOptions(lr).momentum(config.momentum).nesterov(config.nesterov).weight_decay(decay)));
     case OptimizerKind::kAdagrad:
       return std::make_unique<optim::Adagrad>(params, optim::AdagradOptions(lr)
                                                           .initial_accumulator_value(config.initial_accumulator)
                                                           .eps(config.epsilon)
                                                           .weight_decay(decay));
     case OptimizerKind::kAdam:
-      return std::make_unique<optim::Adam>(
-          params, optim::AdamOptions(lr).betas({config.beta1, config.beta2}).eps(config.epsilon).weight_decay(decay));
+      return fused(std::make_unique<FusedAdam>(
+          params, optim::AdamOptions(lr).betas({config.beta1, config.beta2}).eps(config.epsilon).weight_decay(decay)));
     case OptimizerKind::kAdamw:
-      return std::make_unique<optim::AdamW>(
-          params, optim::AdamWOptions(lr).betas({config.beta1, config.beta2}).eps(config.epsilon).weight_decay(decay));
+      return fused(std::make_unique<FusedAdamW>(
+          params, optim::AdamWOptions(lr).betas({config.beta1, config.beta2}).eps(config.epsilon).weight_decay(decay)));
     case OptimizerKind::kRmsprop:
       return std::make_unique<optim::RMSprop>(
           params, optim::RMSpropOptions(lr).alpha(config.rho).eps(config.epsilon).weight_decay(decay));
-    case OptimizerKind::kNadam: {
-      auto nadam = std::make_unique<NAdam>(params, NAdamOptions(lr)
+    case OptimizerKind::kNadam:
+      return fused(std::make_unique<NAdam>(params, NAdamOptions(lr)
                                                        .beta1(config.beta1)
                                                        .beta2(config.beta2)
                                                        .eps(config.epsilon)
                                                        .weight_decay(decay)
-                                                       .momentum_decay(config.momentum_decay));
-      nadam->set_fused(config.fused);
-      return nadam;
-    }
+                                                       .momentum_decay(config.momentum_decay)));
   }
   throw std::logic_error("unhandled optimizer kind");
 }

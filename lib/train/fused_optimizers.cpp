@@ -1,0 +1,188 @@
+#include "train/fused_optimizers.h"
+
+#include <ATen/Parallel.h>
+
+#include <cmath>
+
+#include "train/adam_kernel.h"
+#include "util/torch_compat.h"
+
+namespace trainer {
+
+namespace {
+
+// The loops walk the tensors' memory element by element: float32 on the
+// CPU, dense (contiguous or channels-last) and laid out alike.
+bool fusable(const torch::Tensor& param, std::initializer_list<const torch::Tensor*> others) {
+  if (!param.is_non_overlapping_and_dense() || !param.device().is_cpu() || param.scalar_type() != torch::kFloat)
+    return false;
+  for (const torch::Tensor* t : others)
+    if (!t->defined() || !t->device().is_cpu() || t->scalar_type() != torch::kFloat || t->is_sparse() ||
+        t->sizes() != param.sizes() || t->strides() != param.strides())
+      return false;
+  return true;
+}
+
+// Elements [begin, end) of the parameter per call: the grain of LibTorch's
+// own element-wise kernels, so small tensors stay on one thread.
+template <typename Update>
+void for_chunks(const torch::Tensor& param, Update update) {
+  at::parallel_for(0, param.numel(), at::internal::GRAIN_SIZE, update);
+}
+
+// Runs the closure with gradients on, as every LibTorch optimizer does.
+torch::Tensor evaluate(const torch::optim::Optimizer::LossClosure& closure) {
+  if (!closure) return {};
+  torch::AutoGradMode enable_grad(true);
+  return closure();
+}
+
+// The state of `param`, started as the base class starts it.
+template <typename State>
+State& adam_state(torch::optim::Optimizer& optimizer, const torch::Tensor& param) {
+  auto& slot = optimizer.state()[compat::optimizer_state_key(param)];
+  if (!slot) {
+    auto fresh = std::make_unique<State>();
+    fresh->step(0);
+    fresh->exp_avg(torch::zeros_like(param, torch::MemoryFormat::Preserve));
+    fresh->exp_avg_sq(torch::zeros_like(param, torch::MemoryFormat::Preserve));
+    slot = std::move(fresh);
+  }
+  return static_cast<State&>(*slot);
+}
+
+// Whether every parameter with a gradient, and its state, fits the loop.
+template <typename State, typename Options>
+bool adam_fits(torch::optim::Optimizer& optimizer) {
+  for (auto& group : optimizer.param_groups()) {
+    if (static_cast<const Options&>(group.options()).amsgrad()) return false;
+    for (auto& param : group.params()) {
+      if (!param.grad().defined()) continue;
+      if (!fusable(param, {&param.grad()})) return false;
+      const auto& state = adam_state<State>(optimizer, param);
+      if (!fusable(param, {&state.exp_avg(), &state.exp_avg_sq()})) return false;
+    }
+  }
+  return true;
+}
+
+// One step of Adam (decoupled: AdamW) over every parameter with a gradient.
+template <typename State, typename Options>
+int64_t adam_step(torch::optim::Optimizer& optimizer, bool decoupled) {
+  int64_t updates = 0;
+  for (auto& group : optimizer.param_groups()) {
+    const auto& options = static_cast<const Options&>(group.options());
+    const double lr = options.lr(), decay = options.weight_decay();
+    const double beta1 = std::get<0>(options.betas()), beta2 = std::get<1>(options.betas());
+    for (auto& param : group.params()) {
+      if (!param.grad().defined()) continue;
+      auto& state = adam_state<State>(optimizer, param);
+      state.step(state.step() + 1);
+      const auto step = static_cast<double>(state.step());
+      AdamCoefficients c;
+      c.shrinks = decoupled && decay != 0;
+      c.shrink = static_cast<float>(1 - lr * decay);
+      c.l2_decay = decoupled ? 0.0f : static_cast<float>(decay);
+      c.beta1 = static_cast<float>(beta1);
+      c.one_minus_beta1 = static_cast<float>(1 - beta1);
+      c.beta2 = static_cast<float>(beta2);
+      c.one_minus_beta2 = static_cast<float>(1 - beta2);
+      c.sqrt_bias_correction2 = static_cast<float>(std::sqrt(1 - std::pow(beta2, step)));
+      c.eps = static_cast<float>(options.eps());
+      c.step = static_cast<float>(-(lr / (1 - std::pow(beta1, step))));
+      float* p = param.data_ptr<float>();
+      const float* g = param.grad().data_ptr<float>();
+      const torch::Tensor& exp_avg = state.exp_avg();  // a Tensor: data_ptr<float> is no dependent name
+      const torch::Tensor& exp_avg_sq = state.exp_avg_sq();
+      float* m = exp_avg.data_ptr<float>();
+      float* v = exp_avg_sq.data_ptr<float>();
+      for_chunks(param, [&](int64_t begin, int64_t end) {
+        adam_update(p + begin, g + begin, m + begin, v + begin, end - begin, c);
+      });
+      ++updates;
+    }
+  }
+  return updates;
+}
+
+bool sgd_fits(torch::optim::Optimizer& optimizer) {
+  for (auto& group : optimizer.param_groups()) {
+    const auto& options = static_cast<const torch::optim::SGDOptions&>(group.options());
+    for (auto& param : group.params()) {
+      if (!param.grad().defined()) continue;
+      if (!fusable(param, {&param.grad()})) return false;
+      if (options.momentum() == 0) continue;
+      auto found = optimizer.state().find(compat::optimizer_state_key(param));
+      if (found == optimizer.state().end()) continue;  // started by the step
+      const auto& buffer = static_cast<const torch::optim::SGDParamState&>(*found->second).momentum_buffer();
+      if (!fusable(param, {&buffer})) return false;
+    }
+  }
+  return true;
+}
+
+int64_t sgd_step(torch::optim::Optimizer& optimizer) {
+  int64_t updates = 0;
+  for (auto& group : optimizer.param_groups()) {
+    const auto& options = static_cast<const torch::optim::SGDOptions&>(group.options());
+    for (auto& param : group.params()) {
+      if (!param.grad().defined()) continue;
+      SgdCoefficients c;
+      c.weight_decay = static_cast<float>(options.weight_decay());
+      c.momentum = static_cast<float>(options.momentum());
+      c.one_minus_dampening = static_cast<float>(1 - options.dampening());
+      c.nesterov = options.nesterov();
+      c.step = static_cast<float>(-options.lr());
+      float* buffer = nullptr;
+      if (options.momentum() != 0) {
+        auto& slot = optimizer.state()[compat::optimizer_state_key(param)];
+        if (!slot) {  // the base class clones the first step's gradient; the loop writes it
+          auto fresh = std::make_unique<torch::optim::SGDParamState>();
+          fresh->momentum_buffer(torch::empty_like(param, torch::MemoryFormat::Preserve));
+          slot = std::move(fresh);
+          c.first_step = true;
+        }
+        buffer = static_cast<torch::optim::SGDParamState&>(*slot).momentum_buffer().data_ptr<float>();
+      }
+      float* p = param.data_ptr<float>();
+      const float* g = param.grad().data_ptr<float>();
+      for_chunks(param, [&](int64_t begin, int64_t end) {
+        sgd_update(p + begin, g + begin, buffer ? buffer + begin : nullptr, end - begin, c);
+      });
+      ++updates;
+    }
+  }
+  return updates;
+}
+
+}  // namespace
+
+torch::Tensor FusedAdam::step(LossClosure closure) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor loss = evaluate(closure);
+  using State = torch::optim::AdamParamState;
+  using Options = torch::optim::AdamOptions;
+  if (!fused_ || !adam_fits<State, Options>(*this)) return Adam::step(nullptr), loss;
+  fused_updates_ += adam_step<State, Options>(*this, false);
+  return loss;
+}
+
+torch::Tensor FusedAdamW::step(LossClosure closure) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor loss = evaluate(closure);
+  using State = torch::optim::AdamWParamState;
+  using Options = torch::optim::AdamWOptions;
+  if (!fused_ || !adam_fits<State, Options>(*this)) return AdamW::step(nullptr), loss;
+  fused_updates_ += adam_step<State, Options>(*this, true);
+  return loss;
+}
+
+torch::Tensor FusedSGD::step(LossClosure closure) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor loss = evaluate(closure);
+  if (!fused_ || !sgd_fits(*this)) return SGD::step(nullptr), loss;
+  fused_updates_ += sgd_step(*this);
+  return loss;
+}
+
+}  // namespace trainer

@@ -1,0 +1,133 @@
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <sstream>
+
+#include "train/fused_optimizers.h"
+
+using namespace trainer;
+
+namespace {
+
+using MakeOptimizer = std::function<std::unique_ptr<torch::optim::Optimizer>(std::vector<torch::Tensor>, bool fused)>;
+
+template <typename Fused, typename Options>
+MakeOptimizer maker(Options options) {
+  return [options](std::vector<torch::Tensor> params, bool fused) {
+    auto optimizer = std::make_unique<Fused>(std::move(params), options);
+    optimizer->set_fused(fused);
+    return std::unique_ptr<torch::optim::Optimizer>(std::move(optimizer));
+  };
+}
+
+// Small and large (split among threads), flat and channels-last.
+std::vector<torch::Tensor> starting_parameters() {
+  torch::manual_seed(11);
+  return {torch::randn({7}), torch::randn({300, 257}),
+          torch::randn({6, 5, 4, 3}).contiguous(torch::MemoryFormat::ChannelsLast)};
+}
+
+std::vector<torch::Tensor> trainable_copies(const std::vector<torch::Tensor>& start) {
+  std::vector<torch::Tensor> copies;
+  for (const auto& p : start) copies.push_back(p.clone().requires_grad_(true));
+  return copies;
+}
+
+// The same made-up gradients for both sets of parameters, steps [first, last].
+void train(torch::optim::Optimizer& optimizer, std::vector<torch::Tensor>& params, int first, int last) {
+  for (int step = first; step <= last; ++step) {
+    torch::manual_seed(100 + step);
+    for (auto& p : params) p.mutable_grad() = torch::randn_like(p) + 0.1 * step;
+    optimizer.step();
+  }
+}
+
+void check_close(const std::vector<torch::Tensor>& fused, const std::vector<torch::Tensor>& plain,
+                 const std::vector<torch::Tensor>& start) {
+  for (size_t i = 0; i < fused.size(); ++i) {
+    INFO("parameter " << i);
+    const auto difference = (fused[i] - plain[i]).abs().max().item<float>();
+    const auto moved = (plain[i] - start[i]).abs().max().item<float>();
+    // The same float arithmetic in the same order; LibTorch's vector
+    // kernels may fuse a multiply-add where the loop rounds twice.
+    CHECK(difference <= 2e-6f * std::max(1.0f, plain[i].abs().max().item<float>()));
+    CHECK(moved > 0.01f);
+  }
+}
+
+const std::vector<std::pair<std::string, MakeOptimizer>>& optimizers() {
+  namespace optim = torch::optim;
+  static const std::vector<std::pair<std::string, MakeOptimizer>> all = {
+      {"adam", maker<FusedAdam>(optim::AdamOptions(0.01))},
+      {"adam, L2 decay", maker<FusedAdam>(optim::AdamOptions(0.01).weight_decay(0.01).eps(1e-7))},
+      {"adamw", maker<FusedAdamW>(optim::AdamWOptions(0.01).weight_decay(0.05))},
+      {"sgd", maker<FusedSGD>(optim::SGDOptions(0.05))},
+      {"sgd, decay", maker<FusedSGD>(optim::SGDOptions(0.05).weight_decay(0.01))},
+      {"momentum", maker<FusedSGD>(optim::SGDOptions(0.05).momentum(0.9))},
+      {"nesterov, decay", maker<FusedSGD>(optim::SGDOptions(0.05).momentum(0.9).nesterov(true).weight_decay(0.01))},
+  };
+  return all;
+}
+
+int64_t fused_updates(const torch::optim::Optimizer& optimizer) {
+  if (const auto* adam = dynamic_cast<const FusedAdam*>(&optimizer)) return adam->fused_updates();
+  if (const auto* adamw = dynamic_cast<const FusedAdamW*>(&optimizer)) return adamw->fused_updates();
+  return dynamic_cast<const FusedSGD&>(optimizer).fused_updates();
+}
+
+}  // namespace
+
+TEST_CASE("Fused Adam, AdamW and SGD passes match LibTorch's tensor operations", "[train][optimizer]") {
+  for (const auto& [name, make] : optimizers()) {
+    INFO(name);
+    const auto start = starting_parameters();
+    auto fused_params = trainable_copies(start), plain_params = trainable_copies(start);
+    auto fused = make(fused_params, true), plain = make(plain_params, false);
+    train(*fused, fused_params, 1, 20);
+    train(*plain, plain_params, 1, 20);
+    CHECK(fused_updates(*fused) == 60);
+    CHECK(fused_updates(*plain) == 0);
+    check_close(fused_params, plain_params, start);
+  }
+}
+
+TEST_CASE("A fused optimizer's state continues in the plain one and back", "[train][optimizer]") {
+  for (const auto& [name, make] : optimizers()) {
+    INFO(name);
+    const auto start = starting_parameters();
+    auto straight_params = trainable_copies(start), switched_params = trainable_copies(start);
+    auto straight = make(straight_params, false);
+    train(*straight, straight_params, 1, 10);
+
+    auto first = make(switched_params, true);
+    train(*first, switched_params, 1, 5);
+    std::stringstream stream;
+    {
+      torch::serialize::OutputArchive archive;
+      first->save(archive);
+      archive.save_to(stream);
+    }
+    auto second = make(switched_params, false);
+    torch::serialize::InputArchive archive;
+    archive.load_from(stream);
+    second->load(archive);
+    train(*second, switched_params, 6, 10);
+    check_close(switched_params, straight_params, start);
+  }
+}
+
+TEST_CASE("A fused optimizer steps parameters its loop cannot take through LibTorch", "[train][optimizer]") {
+  // Double parameters: the base class steps them.
+  auto doubles = torch::randn({5}, torch::kFloat64).requires_grad_(true);
+  auto reference = doubles.detach().clone().requires_grad_(true);
+  FusedAdam fused({doubles}, torch::optim::AdamOptions(0.01));
+  torch::optim::Adam plain({reference}, torch::optim::AdamOptions(0.01));
+  for (int step = 0; step < 3; ++step) {
+    doubles.mutable_grad() = torch::ones_like(doubles) * step;
+    reference.mutable_grad() = torch::ones_like(reference) * step;
+    fused.step();
+    plain.step();
+  }
+  CHECK(fused.fused_updates() == 0);
+  CHECK(torch::equal(doubles, reference));
+}
