@@ -20,11 +20,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 last_epoch() {  # samples/s and train seconds of the last metrics.jsonl line
-  /usr/bin/python3 -c '
-import json, sys
-m = [json.loads(l) for l in open(sys.argv[1])][-1]
-print("%10.0f %9.2f  loss %.4f" % (m["samples_per_second"], m["train_seconds"], m["loss"]))
-' "$1"
+  scripts/bench/last_epoch.py "$1" samples_per_second train_seconds loss |
+    awk '{ printf "%10.0f %9.2f  loss %.4f\n", $1, $2, $3 }'
 }
 
 allreduce_share() {  # the last epoch's "waiting for it took X s, Y% of training" in rank 0's worklog

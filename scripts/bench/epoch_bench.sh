@@ -38,29 +38,32 @@ if [ -d "$corpus" ]; then experiments+=(reuters_conv1d); else echo "no $corpus: 
 
 last_line() { tail -1 | awk '{print $2}'; }  # train seconds of the last epoch line
 
-trainer_seconds() {  # $1 experiment, $2 repeat
+trainer_seconds() {  # $1 experiment, $2 repeat -> "train_seconds rest_of_epoch_share"
   local extra=()
   [ "$1" = reuters_conv1d ] && extra=(--set "data.path=$corpus")
   build/trainer run "configs/$1.yaml" --quiet --log-level warn --set "cpu_threads=$threads" \
     --set "train.epochs=$epochs" --set "log.dir=$out/runs" --set "log.run_name=bench$2" \
     --set log.tensorboard=false "${extra[@]}" >/dev/null
-  /usr/bin/python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).readlines()[-1])["train_seconds"])' \
-    "$out/runs/$1/bench$2/metrics.jsonl"
+  # The training steps, and the share of the epoch spent outside them
+  # (validation, the checkpoint, the logs).
+  scripts/bench/last_epoch.py "$out/runs/$1/bench$2/metrics.jsonl" train_seconds epoch_seconds |
+    awk '{ print $1, 1 - $1 / $2 }'
 }
 
-printf '%-9s %-7s %10s %10s %10s %12s %12s\n' experiment repeat trainer "C++ loop" python "C++/trainer" "python/trainer"
+printf '%-9s %-7s %10s %10s %10s %12s %14s %11s\n' experiment repeat trainer "C++ loop" python "C++/trainer" \
+  "python/trainer" "not steps"
 for experiment in "${experiments[@]}"; do
   short=${experiment%%_*}
   /usr/bin/python3 scripts/bench/pytorch_reference.py dump "$short" "$out/$short" "$corpus"
   python_args=("$short" "$threads" "$epochs")
   [ "$short" = reuters ] && python_args+=("$corpus")
   for repeat in $(seq "$repeats"); do
-    t=$(trainer_seconds "$experiment" "$repeat")
+    read -r t rest <<<"$(trainer_seconds "$experiment" "$repeat")"
     c=$("$minimal" "$short" "$out/$short" "$threads" "$epochs" | last_line)
     p=$(/usr/bin/python3 scripts/bench/pytorch_reference.py "${python_args[@]}" | last_line)
-    echo "$short $repeat $t $c $p" >>"$out/figures"
-    awk -v n="$short" -v r="$repeat" -v t="$t" -v c="$c" -v p="$p" \
-      'BEGIN { printf "%-9s %-7s %10.2f %10.2f %10.2f %11.2fx %13.2fx\n", n, r, t, c, p, c / t, p / t }'
+    echo "$short $repeat $t $c $p $rest" >>"$out/figures"
+    awk -v n="$short" -v r="$repeat" -v t="$t" -v c="$c" -v p="$p" -v rest="$rest" \
+      'BEGIN { printf "%-9s %-7s %10.2f %10.2f %10.2f %11.2fx %13.2fx %10.1f%%\n", n, r, t, c, p, c / t, p / t, 100 * rest }'
   done
 done
 
@@ -72,7 +75,8 @@ rows = [line.split() for line in open(sys.argv[1])]
 for name in dict.fromkeys(r[0] for r in rows):
     mine = [[float(v) for v in r[2:]] for r in rows if r[0] == name]
     span = lambda values: "%.2f-%.2f" % (min(values), max(values))
-    print("%-9s trainer %s s, C++ loop %s s, python %s s; C++/trainer %sx, python/trainer %sx" % (
+    print("%-9s trainer %s s, C++ loop %s s, python %s s; C++/trainer %sx, python/trainer %sx;"
+          " trainer's epoch outside the steps %s %%" % (
         name, span([m[0] for m in mine]), span([m[1] for m in mine]), span([m[2] for m in mine]),
-        span([m[1] / m[0] for m in mine]), span([m[2] / m[0] for m in mine])))
+        span([m[1] / m[0] for m in mine]), span([m[2] / m[0] for m in mine]), span([100 * m[3] for m in mine])))
 EOF

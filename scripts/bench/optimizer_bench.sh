@@ -20,10 +20,7 @@ run() {  # fused(true|false) repeat -> "train_seconds optimizer_share"
   build/trainer run configs/reuters_conv1d.yaml --quiet --log-level warn --set "data.path=$corpus" \
     --set "cpu_threads=$threads" --set "train.epochs=$epochs" --set "optimizer.fused=$1" \
     --set log.tensorboard=false --set "log.dir=$out" --set "log.run_name=$1-$2" >/dev/null
-  /usr/bin/python3 -c '
-import json, sys
-m = json.loads(open(sys.argv[1]).readlines()[-1])
-print(m["train_seconds"], m["optimizer_seconds"] / m["train_seconds"])' "$out/reuters_conv1d/$1-$2/metrics.jsonl"
+  scripts/bench/last_epoch.py "$out/reuters_conv1d/$1-$2/metrics.jsonl" train_seconds optimizer_seconds/train_seconds
 }
 
 printf '%-7s %22s %22s %10s\n' repeat "tensor ops: s, optimizer" "fused: s, optimizer" speed-up

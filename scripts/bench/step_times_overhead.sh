@@ -27,7 +27,7 @@ train: {epochs: 2, batch_size: 32}
 YAML
 
 train_seconds() {  # METRICS_JSONL: the last epoch's training seconds
-  /usr/bin/python3 -c 'import json,sys; print([json.loads(l) for l in open(sys.argv[1])][-1]["train_seconds"])' "$1"
+  scripts/bench/last_epoch.py "$1" train_seconds
 }
 
 build/trainer devices | sed -n '1,2p'
