@@ -155,34 +155,41 @@ int64_t sgd_step(torch::optim::Optimizer& optimizer) {
   return updates;
 }
 
+// Evaluates the closure, then steps every parameter through the loops or,
+// when one of them does not fit, all through the base class.
+template <typename Base, typename Fits, typename Update>
+torch::Tensor fused_or_base(Base& optimizer, const torch::optim::Optimizer::LossClosure& closure, bool fused,
+                            int64_t& updates, Fits fits, Update update) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor loss = evaluate(closure);
+  if (fused && fits())
+    updates += update();
+  else
+    optimizer.Base::step(nullptr);
+  return loss;
+}
+
 }  // namespace
 
 torch::Tensor FusedAdam::step(LossClosure closure) {
-  torch::NoGradGuard no_grad;
-  torch::Tensor loss = evaluate(closure);
   using State = torch::optim::AdamParamState;
   using Options = torch::optim::AdamOptions;
-  if (!fused_ || !adam_fits<State, Options>(*this)) return Adam::step(nullptr), loss;
-  fused_updates_ += adam_step<State, Options>(*this, false);
-  return loss;
+  return fused_or_base<torch::optim::Adam>(
+      *this, closure, fused_, fused_updates_, [this] { return adam_fits<State, Options>(*this); },
+      [this] { return adam_step<State, Options>(*this, /*decoupled=*/false); });
 }
 
 torch::Tensor FusedAdamW::step(LossClosure closure) {
-  torch::NoGradGuard no_grad;
-  torch::Tensor loss = evaluate(closure);
   using State = torch::optim::AdamWParamState;
   using Options = torch::optim::AdamWOptions;
-  if (!fused_ || !adam_fits<State, Options>(*this)) return AdamW::step(nullptr), loss;
-  fused_updates_ += adam_step<State, Options>(*this, true);
-  return loss;
+  return fused_or_base<torch::optim::AdamW>(
+      *this, closure, fused_, fused_updates_, [this] { return adam_fits<State, Options>(*this); },
+      [this] { return adam_step<State, Options>(*this, /*decoupled=*/true); });
 }
 
 torch::Tensor FusedSGD::step(LossClosure closure) {
-  torch::NoGradGuard no_grad;
-  torch::Tensor loss = evaluate(closure);
-  if (!fused_ || !sgd_fits(*this)) return SGD::step(nullptr), loss;
-  fused_updates_ += sgd_step(*this);
-  return loss;
+  return fused_or_base<torch::optim::SGD>(*this, closure, fused_, fused_updates_, [this] { return sgd_fits(*this); },
+                                          [this] { return sgd_step(*this); });
 }
 
 }  // namespace trainer

@@ -8,42 +8,26 @@
 // through the base class.
 #include <torch/torch.h>
 
+#include "train/fused_switch.h"
+
 namespace trainer {
 
-class FusedAdam : public torch::optim::Adam {
+class FusedAdam : public torch::optim::Adam, public FusedSwitch {
  public:
   using torch::optim::Adam::Adam;
   torch::Tensor step(LossClosure closure = nullptr) override;
-  void set_fused(bool fused) { fused_ = fused; }
-  int64_t fused_updates() const { return fused_updates_; }  // parameters updated by the loop, for tests
-
- private:
-  bool fused_ = true;
-  int64_t fused_updates_ = 0;
 };
 
-class FusedAdamW : public torch::optim::AdamW {
+class FusedAdamW : public torch::optim::AdamW, public FusedSwitch {
  public:
   using torch::optim::AdamW::AdamW;
   torch::Tensor step(LossClosure closure = nullptr) override;
-  void set_fused(bool fused) { fused_ = fused; }
-  int64_t fused_updates() const { return fused_updates_; }
-
- private:
-  bool fused_ = true;
-  int64_t fused_updates_ = 0;
 };
 
-class FusedSGD : public torch::optim::SGD {
+class FusedSGD : public torch::optim::SGD, public FusedSwitch {
  public:
   using torch::optim::SGD::SGD;
   torch::Tensor step(LossClosure closure = nullptr) override;
-  void set_fused(bool fused) { fused_ = fused; }
-  int64_t fused_updates() const { return fused_updates_; }
-
- private:
-  bool fused_ = true;
-  int64_t fused_updates_ = 0;
 };
 
 }  // namespace trainer

@@ -6,6 +6,8 @@
 // instead of eight tensor operations (about 3x less memory traffic).
 #include <torch/torch.h>
 
+#include "train/fused_switch.h"
+
 namespace trainer {
 
 struct NAdamOptions : public torch::optim::OptimizerCloneableOptions<NAdamOptions> {
@@ -37,23 +39,14 @@ struct NAdamParamState : public torch::optim::OptimizerCloneableParamState<NAdam
   void serialize(torch::serialize::OutputArchive& archive) const override;
 };
 
-class NAdam : public torch::optim::Optimizer {
+// Dense float32 CPU parameters are updated in one fused pass each
+// (train/nadam_kernel.h) unless set_fused(false).
+class NAdam : public torch::optim::Optimizer, public FusedSwitch {
  public:
   NAdam(std::vector<torch::Tensor> params, NAdamOptions defaults);
   torch::Tensor step(LossClosure closure = nullptr) override;
   void save(torch::serialize::OutputArchive& archive) const override;
   void load(torch::serialize::InputArchive& archive) override;
-
-  // Dense float32 CPU parameters are updated in one fused pass each
-  // (train/nadam_kernel.h); false: always the tensor operations (the
-  // reference the fused pass is tested against).
-  void set_fused(bool fused) { fused_ = fused; }
-  // How many parameter updates took the fused pass (for the tests).
-  int64_t fused_updates() const { return fused_updates_; }
-
- private:
-  bool fused_ = true;
-  int64_t fused_updates_ = 0;
 };
 
 }  // namespace trainer

@@ -70,9 +70,7 @@ const std::vector<std::pair<std::string, MakeOptimizer>>& optimizers() {
 }
 
 int64_t fused_updates(const torch::optim::Optimizer& optimizer) {
-  if (const auto* adam = dynamic_cast<const FusedAdam*>(&optimizer)) return adam->fused_updates();
-  if (const auto* adamw = dynamic_cast<const FusedAdamW*>(&optimizer)) return adamw->fused_updates();
-  return dynamic_cast<const FusedSGD&>(optimizer).fused_updates();
+  return dynamic_cast<const FusedSwitch&>(optimizer).fused_updates();
 }
 
 }  // namespace

@@ -1,0 +1,21 @@
+#pragma once
+// What every optimizer with a fused CPU pass carries: the switch
+// (optimizer.fused) and a count of the updates the pass made.
+#include <cstdint>
+
+namespace trainer {
+
+class FusedSwitch {
+ public:
+  // Dense float32 CPU parameters are updated in one fused pass each; false:
+  // always the tensor operations (the reference the pass is tested against).
+  void set_fused(bool fused) { fused_ = fused; }
+  // How many parameter updates took the fused pass (for the tests).
+  int64_t fused_updates() const { return fused_updates_; }
+
+ protected:
+  bool fused_ = true;
+  int64_t fused_updates_ = 0;
+};
+
+}  // namespace trainer
