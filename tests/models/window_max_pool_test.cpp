@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "models/model_fixtures.h"
 #include "models/window_max_pool.h"
@@ -67,8 +68,18 @@ TEST_CASE("WindowMaxPool1d hands what its loops do not take to LibTorch", "[mode
   CHECK(torch::equal(pool(doubles), torch::max_pool1d(doubles, 2)));
   const auto strided = torch::randn({2, 8, 3}).transpose(1, 2);
   CHECK(torch::equal(pool(strided), torch::max_pool1d(strided, 2)));
-  const auto short_input = torch::randn({2, 3, 1});  // no whole window: LibTorch's answer
-  CHECK(pool(short_input).sizes() == torch::max_pool1d(short_input, 2).sizes());
+  // No whole window: LibTorch's answer, an empty output (1.13) or an error (2.x).
+  const auto short_input = torch::randn({2, 3, 1});
+  std::optional<torch::Tensor> theirs;
+  try {
+    theirs = torch::max_pool1d(short_input, 2);
+  } catch (const c10::Error&) {
+  }
+  if (theirs) {
+    CHECK(pool(short_input).sizes() == theirs->sizes());
+  } else {
+    CHECK_THROWS_AS(pool(short_input), c10::Error);
+  }
 }
 
 TEST_CASE("1-D max pools that tile their input are built as WindowMaxPool1d", "[models][pool]") {
