@@ -1,34 +1,14 @@
 #include "train/fused_optimizers.h"
 
-#include <ATen/Parallel.h>
-
 #include <cmath>
 
 #include "train/adam_kernel.h"
+#include "train/fused_pass.h"
 #include "util/torch_compat.h"
 
 namespace trainer {
 
 namespace {
-
-// The loops walk the tensors' memory element by element: float32 on the
-// CPU, dense (contiguous or channels-last) and laid out alike.
-bool fusable(const torch::Tensor& param, std::initializer_list<const torch::Tensor*> others) {
-  if (!param.is_non_overlapping_and_dense() || !param.device().is_cpu() || param.scalar_type() != torch::kFloat)
-    return false;
-  for (const torch::Tensor* t : others)
-    if (!t->defined() || !t->device().is_cpu() || t->scalar_type() != torch::kFloat || t->is_sparse() ||
-        t->sizes() != param.sizes() || t->strides() != param.strides())
-      return false;
-  return true;
-}
-
-// Elements [begin, end) of the parameter per call: the grain of LibTorch's
-// own element-wise kernels, so small tensors stay on one thread.
-template <typename Update>
-void for_chunks(const torch::Tensor& param, Update update) {
-  at::parallel_for(0, param.numel(), at::internal::GRAIN_SIZE, update);
-}
 
 // Runs the closure with gradients on, as every LibTorch optimizer does.
 torch::Tensor evaluate(const torch::optim::Optimizer::LossClosure& closure) {
@@ -96,7 +76,7 @@ int64_t adam_step(torch::optim::Optimizer& optimizer, bool decoupled) {
       const torch::Tensor& exp_avg_sq = state.exp_avg_sq();
       float* m = exp_avg.data_ptr<float>();
       float* v = exp_avg_sq.data_ptr<float>();
-      for_chunks(param, [&](int64_t begin, int64_t end) {
+      for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
         adam_update(p + begin, g + begin, m + begin, v + begin, end - begin, c);
       });
       ++updates;
@@ -146,7 +126,7 @@ int64_t sgd_step(torch::optim::Optimizer& optimizer) {
       }
       float* p = param.data_ptr<float>();
       const float* g = param.grad().data_ptr<float>();
-      for_chunks(param, [&](int64_t begin, int64_t end) {
+      for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
         sgd_update(p + begin, g + begin, buffer ? buffer + begin : nullptr, end - begin, c);
       });
       ++updates;

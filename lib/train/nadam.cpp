@@ -1,9 +1,8 @@
 #include "train/nadam.h"
 
-#include <ATen/Parallel.h>
-
 #include <cmath>
 
+#include "train/fused_pass.h"
 #include "train/nadam_kernel.h"
 #include "util/torch_compat.h"
 
@@ -46,28 +45,13 @@ NAdam::NAdam(std::vector<torch::Tensor> params, NAdamOptions defaults)
 
 namespace {
 
-// The fused loop walks the four tensors' memory element by element, so they
-// must be float32 on the CPU, dense (contiguous or channels-last) and laid
-// out alike; anything else (a GPU, double, a strided view) goes through the
-// tensor operations.
-bool fusable(const torch::Tensor& param, const torch::Tensor& grad, const NAdamParamState& state) {
-  if (!param.is_non_overlapping_and_dense()) return false;
-  for (const torch::Tensor* t : {&param, &grad, &state.exp_avg(), &state.exp_avg_sq()})
-    if (!t->device().is_cpu() || t->scalar_type() != torch::kFloat || t->is_sparse() ||
-        t->sizes() != param.sizes() || t->strides() != param.strides())
-      return false;
-  return true;
-}
-
 void fused_update(torch::Tensor& param, const torch::Tensor& grad, NAdamParamState& state,
                   const NAdamCoefficients& c) {
   float* p = param.data_ptr<float>();
   const float* g = grad.data_ptr<float>();
   float* m = state.exp_avg().data_ptr<float>();
   float* v = state.exp_avg_sq().data_ptr<float>();
-  // The grain of LibTorch's own element-wise kernels: small tensors stay on
-  // one thread, large ones are split among the intra-op threads.
-  at::parallel_for(0, param.numel(), at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
+  for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
     nadam_update(p + begin, g + begin, m + begin, v + begin, end - begin, c);
   });
 }
@@ -112,7 +96,7 @@ torch::Tensor NAdam::step(LossClosure closure) {
 
       const double gradient_step = -options.lr() * (1.0 - mu) / (1.0 - mu_product);
       const double momentum_step = -options.lr() * mu_next / (1.0 - mu_product_next);
-      if (fused_ && fusable(param, grad, state)) {
+      if (fused_ && fusable(param, {&grad, &state.exp_avg(), &state.exp_avg_sq()})) {
         NAdamCoefficients c;
         c.weight_decay = static_cast<float>(options.weight_decay());
         c.beta1 = static_cast<float>(beta1);
