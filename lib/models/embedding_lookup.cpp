@@ -1,6 +1,6 @@
 #include "models/embedding_lookup.h"
 
-#include <ATen/Parallel.h>
+#include "intra_op/intra_op.h"
 
 namespace trainer {
 
@@ -41,8 +41,8 @@ struct EmbeddingLookupFunction : torch::autograd::Function<EmbeddingLookupFuncti
     float* gw = grad_weight.data_ptr<float>();
     const int64_t count = tokens.numel();
     // LibTorch's split: ranges of at least 1000 rows.
-    at::parallel_for(0, rows, 1000,
-                     [&](int64_t first, int64_t last) { add_token_rows(g, t, count, dim, gw, first, last); });
+    intra_op_chunks(0, rows, 1000,
+                    [&](int64_t first, int64_t last) { add_token_rows(g, t, count, dim, gw, first, last); });
     return {grad_weight, torch::Tensor()};
   }
 };

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "util/cpu_clones.h"
+
 namespace trainer {
 
 namespace {
@@ -14,6 +16,7 @@ inline bool takes(float v, float best) { return (v > best) | (v != v); }
 
 }  // namespace
 
+TRAINER_CPU_CLONES
 void window_max_1d(const float* x, float* y, uint8_t* offsets, const PoolRows& shape, int64_t first, int64_t last) {
   const PoolRows s = shape;  // a local copy: stores through uint8_t* would force reloads
   for (int64_t row = first; row < last; ++row) {
@@ -44,6 +47,7 @@ void window_max_1d(const float* x, float* y, uint8_t* offsets, const PoolRows& s
   }
 }
 
+TRAINER_CPU_CLONES
 void window_max_1d_backward(const float* grad_y, const uint8_t* offsets, float* grad_x, const PoolRows& shape,
                             int64_t first, int64_t last) {
   const PoolRows s = shape;

@@ -1,7 +1,6 @@
 #include "models/window_max_pool.h"
 
-#include <ATen/Parallel.h>
-
+#include "intra_op/intra_op.h"
 #include "models/window_max_kernel.h"
 
 namespace trainer {
@@ -33,8 +32,8 @@ torch::Tensor pool(const torch::Tensor& x, int64_t window, torch::Tensor* offset
   }
   const float* in = x.data_ptr<float>();
   float* out = y.data_ptr<float>();
-  at::parallel_for(0, x.size(0) * x.size(1), grain(rows),
-                   [&](int64_t first, int64_t last) { window_max_1d(in, out, at, rows, first, last); });
+  intra_op_chunks(0, x.size(0) * x.size(1), grain(rows),
+                  [&](int64_t first, int64_t last) { window_max_1d(in, out, at, rows, first, last); });
   return y;
 }
 
@@ -57,8 +56,8 @@ struct WindowMaxPool1dFunction : torch::autograd::Function<WindowMaxPool1dFuncti
     const float* g = grad_y.data_ptr<float>();
     const uint8_t* at = offsets.data_ptr<uint8_t>();
     float* gx = grad_x.data_ptr<float>();
-    at::parallel_for(0, sizes[0] * sizes[1], grain(rows),
-                     [&](int64_t first, int64_t last) { window_max_1d_backward(g, at, gx, rows, first, last); });
+    intra_op_chunks(0, sizes[0] * sizes[1], grain(rows),
+                    [&](int64_t first, int64_t last) { window_max_1d_backward(g, at, gx, rows, first, last); });
     return {grad_x, torch::Tensor()};
   }
 };

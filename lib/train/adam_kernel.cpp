@@ -2,10 +2,13 @@
 
 #include <cmath>
 
+#include "util/cpu_clones.h"
+
 namespace trainer {
 
 // Built with -fno-math-errno (lib/train/CMakeLists.txt): std::sqrt may then
 // be a vector instruction; nothing here reads errno.
+TRAINER_CPU_CLONES
 void adam_update(float* __restrict param, const float* __restrict grad, float* __restrict exp_avg,
                  float* __restrict exp_avg_sq, int64_t n, const AdamCoefficients& c) {
   const AdamCoefficients k = c;  // a local copy: the compiler need not reload it after each store
@@ -27,6 +30,7 @@ void adam_update(float* __restrict param, const float* __restrict grad, float* _
   }
 }
 
+TRAINER_CPU_CLONES
 void sgd_update(float* __restrict param, const float* __restrict grad, float* __restrict buffer, int64_t n,
                 const SgdCoefficients& c) {
   const SgdCoefficients k = c;

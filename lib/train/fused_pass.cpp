@@ -1,7 +1,8 @@
 #include "train/fused_pass.h"
 
-#include <ATen/Parallel.h>
 #include <torch/torch.h>
+
+#include "intra_op/intra_op.h"
 
 namespace trainer {
 
@@ -16,7 +17,7 @@ bool fusable(const at::Tensor& param, std::initializer_list<const at::Tensor*> o
 }
 
 void for_chunks(int64_t elements, const std::function<void(int64_t, int64_t)>& update) {
-  at::parallel_for(0, elements, at::internal::GRAIN_SIZE, update);
+  intra_op_chunks(0, elements, at::internal::GRAIN_SIZE, update);
 }
 
 }  // namespace trainer

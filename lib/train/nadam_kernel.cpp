@@ -2,10 +2,13 @@
 
 #include <cmath>
 
+#include "util/cpu_clones.h"
+
 namespace trainer {
 
 // Built with -fno-math-errno (lib/train/CMakeLists.txt): std::sqrt may then
 // be a vector instruction; nothing here reads errno.
+TRAINER_CPU_CLONES
 void nadam_update(float* __restrict param, const float* __restrict grad, float* __restrict exp_avg,
                   float* __restrict exp_avg_sq, int64_t n, const NAdamCoefficients& c) {
   const NAdamCoefficients k = c;  // a local copy: the compiler need not reload it after each store
