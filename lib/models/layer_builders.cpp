@@ -227,6 +227,10 @@ void GraphBuilder::add_pool(size_t rank, bool is_max) {
   } else if (rank == 1 && is_max && tiles_without_padding(window[0], strides[0], pad[0]) &&
              (!same || probe().size(2) % strides[0] == 0)) {  // where ceil_mode, which "same" sets, changes nothing
     push(WindowMaxPool1d(window[0]));
+  } else if (rank == 2 && is_max && tiles_without_padding(window[0], strides[0], pad[0]) &&
+             tiles_without_padding(window[1], strides[1], pad[1]) &&
+             (!same || (probe().size(2) % strides[0] == 0 && probe().size(3) % strides[1] == 0))) {
+    push(WindowMaxPool2d(window[0], window[1]));
   } else if (rank == 1) {
     if (is_max) push(nn::MaxPool1d(nn::MaxPool1dOptions(window[0]).stride(strides[0]).padding(pad[0]).ceil_mode(same)));
     else push(nn::AvgPool1d(nn::AvgPool1dOptions(window[0]).stride(strides[0]).padding(pad[0]).ceil_mode(same).count_include_pad(false)));

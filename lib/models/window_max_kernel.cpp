@@ -72,4 +72,77 @@ void window_max_1d_backward(const float* grad_y, const uint8_t* offsets, float* 
   }
 }
 
+int64_t window_max_2d_rows(const PoolPlanes& p) {
+  return p.channels_last ? p.batch * p.height : p.batch * p.channels * p.height;
+}
+
+namespace {
+
+void zero(float* to, int64_t count) { std::memset(to, 0, sizeof(float) * static_cast<size_t>(count)); }
+
+// NHWC: each input pixel's channels are contiguous, as are its window's
+// output gradients and indices, so the inner loop runs over the channels.
+TRAINER_CPU_CLONES
+void backward_channels_last(const float* grad_y, const int64_t* indices, float* grad_x, const PoolPlanes& planes,
+                            int64_t first, int64_t last) {
+  const PoolPlanes p = planes;  // a local copy: the float stores might otherwise alias it
+  const int64_t c_count = p.channels;
+  for (int64_t row = first; row < last; ++row) {
+    const int64_t n = row / p.height, h = row % p.height, oh = h / p.window_h;
+    float* __restrict gx_row = grad_x + row * p.width * c_count;
+    if (oh >= p.out_h) {  // below the last whole window
+      zero(gx_row, p.width * c_count);
+      continue;
+    }
+    const int64_t out_row = (n * p.out_h + oh) * p.out_w;
+    const int64_t covered = p.out_w * p.window_w;
+    for (int64_t ow = 0; ow < p.out_w; ++ow) {
+      const float* __restrict g = grad_y + (out_row + ow) * c_count;
+      const int64_t* __restrict index = indices + (out_row + ow) * c_count;
+      for (int64_t j = 0; j < p.window_w; ++j) {
+        const int64_t w = ow * p.window_w + j;
+        const int64_t here = h * p.width + w;
+        float* __restrict gx = gx_row + w * c_count;
+        for (int64_t c = 0; c < c_count; ++c) gx[c] = index[c] == here ? g[c] : 0.0f;
+      }
+    }
+    zero(gx_row + covered * c_count, (p.width - covered) * c_count);
+  }
+}
+
+// NCHW: one plane row at a time; each output covers window_w inputs.
+TRAINER_CPU_CLONES
+void backward_planes(const float* grad_y, const int64_t* indices, float* grad_x, const PoolPlanes& planes,
+                     int64_t first, int64_t last) {
+  const PoolPlanes p = planes;
+  for (int64_t row = first; row < last; ++row) {
+    const int64_t plane = row / p.height, h = row % p.height, oh = h / p.window_h;
+    float* __restrict gx = grad_x + row * p.width;
+    if (oh >= p.out_h) {
+      zero(gx, p.width);
+      continue;
+    }
+    const int64_t at = (plane * p.out_h + oh) * p.out_w;
+    const float* __restrict g = grad_y + at;
+    const int64_t* __restrict index = indices + at;
+    const int64_t covered = p.out_w * p.window_w;
+    for (int64_t o = 0; o < p.out_w; ++o)
+      for (int64_t j = 0; j < p.window_w; ++j) {
+        const int64_t w = o * p.window_w + j;
+        gx[w] = index[o] == h * p.width + w ? g[o] : 0.0f;
+      }
+    zero(gx + covered, p.width - covered);
+  }
+}
+
+}  // namespace
+
+void window_max_2d_backward(const float* grad_y, const int64_t* indices, float* grad_x, const PoolPlanes& planes,
+                            int64_t first, int64_t last) {
+  if (planes.channels_last)
+    backward_channels_last(grad_y, indices, grad_x, planes, first, last);
+  else
+    backward_planes(grad_y, indices, grad_x, planes, first, last);
+}
+
 }  // namespace trainer

@@ -22,4 +22,24 @@ void window_max_1d(const float* x, float* y, uint8_t* offsets, const PoolRows& r
 void window_max_1d_backward(const float* grad_y, const uint8_t* offsets, float* grad_x, const PoolRows& rows,
                             int64_t first, int64_t last);
 
+// A 2-D pool of windows that tile each plane (stride = window, no padding),
+// the images' pool of 2x2: LibTorch's forward is kept (its channels-last
+// kernel is as fast as a plain loop gets here), and its backward replaced.
+// That backward zero-fills the whole input gradient, then adds each output's
+// gradient at its int64 index; here every input element is written once:
+// the gradient where LibTorch's index points at it, else 0. No two windows
+// share an input, so the result is LibTorch's.
+struct PoolPlanes {
+  int64_t batch = 0, channels = 0, height = 0, width = 0;
+  int64_t window_h = 1, window_w = 1, out_h = 0, out_w = 0;
+  bool channels_last = false;  // NHWC memory (else NCHW)
+};
+
+// Input rows [first, last) of the gradient: rows are (n, h) pairs for
+// channels-last memory and (n, c, h) triples for NCHW. `indices` are
+// LibTorch's (h * width + w within the plane), laid out as grad_y.
+int64_t window_max_2d_rows(const PoolPlanes& planes);
+void window_max_2d_backward(const float* grad_y, const int64_t* indices, float* grad_x, const PoolPlanes& planes,
+                            int64_t first, int64_t last);
+
 }  // namespace trainer

@@ -62,6 +62,46 @@ struct WindowMaxPool1dFunction : torch::autograd::Function<WindowMaxPool1dFuncti
   }
 };
 
+// LibTorch's forward, with its indices; the backward writes each input once.
+struct WindowMaxPool2dFunction : torch::autograd::Function<WindowMaxPool2dFunction> {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, int64_t window_h, int64_t window_w) {
+    auto [y, indices] = torch::max_pool2d_with_indices(x, {window_h, window_w}, {window_h, window_w});
+    ctx->save_for_backward({indices});
+    ctx->saved_data["input_sizes"] = x.sizes().vec();
+    ctx->saved_data["window_h"] = window_h;
+    ctx->saved_data["window_w"] = window_w;
+    return y;
+  }
+
+  static tensor_list backward(AutogradContext* ctx, tensor_list grads) {
+    const auto sizes = ctx->saved_data["input_sizes"].toIntVector();
+    // The indices' layout is the forward's (its input's); the gradient and
+    // the result follow it. With one channel both layouts are the same bytes.
+    const auto format = ctx->get_saved_variables()[0].suggest_memory_format();
+    const torch::Tensor indices = ctx->get_saved_variables()[0].contiguous(format);
+    const torch::Tensor grad_y = grads[0].contiguous(format);
+    torch::Tensor grad_x = torch::empty(sizes, grad_y.options().memory_format(format));
+    PoolPlanes planes;
+    planes.batch = sizes[0];
+    planes.channels = sizes[1];
+    planes.height = sizes[2];
+    planes.width = sizes[3];
+    planes.window_h = ctx->saved_data["window_h"].toInt();
+    planes.window_w = ctx->saved_data["window_w"].toInt();
+    planes.out_h = indices.size(2);
+    planes.out_w = indices.size(3);
+    planes.channels_last = format == torch::MemoryFormat::ChannelsLast;
+    const float* g = grad_y.data_ptr<float>();
+    const int64_t* index = indices.data_ptr<int64_t>();
+    float* gx = grad_x.data_ptr<float>();
+    const int64_t row_elements = planes.width * (planes.channels_last ? planes.channels : 1);
+    intra_op_chunks(0, window_max_2d_rows(planes),
+                    std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_elements)),
+                    [&](int64_t first, int64_t last) { window_max_2d_backward(g, index, gx, planes, first, last); });
+    return {grad_x, torch::Tensor(), torch::Tensor()};
+  }
+};
+
 }  // namespace
 
 bool tiles_without_padding(int64_t window, int64_t stride, int64_t padding) {
@@ -80,6 +120,23 @@ torch::Tensor WindowMaxPool1dImpl::forward(const torch::Tensor& x) {
 
 void WindowMaxPool1dImpl::pretty_print(std::ostream& stream) const {
   stream << "trainer::WindowMaxPool1d(window=" << window_ << ")";
+}
+
+WindowMaxPool2dImpl::WindowMaxPool2dImpl(int64_t window_h, int64_t window_w)
+    : window_h_(window_h), window_w_(window_w) {}
+
+torch::Tensor WindowMaxPool2dImpl::forward(const torch::Tensor& x) {
+  const bool fits = x.device().is_cpu() && x.scalar_type() == torch::kFloat && x.dim() == 4 &&
+                    x.size(2) >= window_h_ && x.size(3) >= window_w_ && torch::GradMode::is_enabled() &&
+                    x.requires_grad();
+  // Without a backward to come (validation, or another dtype or device) it
+  // is LibTorch's pool.
+  if (!fits) return torch::max_pool2d(x, {window_h_, window_w_}, {window_h_, window_w_});
+  return WindowMaxPool2dFunction::apply(x, window_h_, window_w_);
+}
+
+void WindowMaxPool2dImpl::pretty_print(std::ostream& stream) const {
+  stream << "trainer::WindowMaxPool2d(window=[" << window_h_ << ", " << window_w_ << "])";
 }
 
 }  // namespace trainer

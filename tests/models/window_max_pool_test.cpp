@@ -99,3 +99,74 @@ TEST_CASE("1-D max pools that tile their input are built as WindowMaxPool1d", "[
   CHECK(window_pools("{type: maxpool1d, pool_size: 3, strides: 2}") == 0);
   CHECK(window_pools("{type: maxpool1d, pool_size: 5, padding: same}") == 0);  // 12 = 2 x 5 + 2: padded
 }
+
+namespace {
+
+void check_2d_against_libtorch(const std::vector<int64_t>& sizes, int64_t window_h, int64_t window_w,
+                               bool channels_last) {
+  INFO("input " << c10::IntArrayRef(sizes) << ", window " << window_h << "x" << window_w
+                << (channels_last ? ", channels-last" : ", NCHW"));
+  auto base = awkward_input(sizes).detach();
+  if (channels_last)  // fresh channels-last strides, as Model::in_channels_last makes them
+    base = torch::empty(base.sizes(), base.options().memory_format(torch::MemoryFormat::ChannelsLast)).copy_(base);
+  const auto ours_in = base.clone().requires_grad_(true);
+  const auto theirs_in = base.clone().requires_grad_(true);
+  WindowMaxPool2d pool(window_h, window_w);
+  const auto ours = pool(ours_in);
+  const auto theirs = torch::max_pool2d(theirs_in, {window_h, window_w});
+  REQUIRE(ours.sizes() == theirs.sizes());
+  CHECK(same_values(ours, theirs));
+  const auto grad = torch::randn(ours.sizes());
+  ours.backward(grad);
+  theirs.backward(grad);
+  CHECK(torch::equal(ours_in.grad(), theirs_in.grad()));
+  CHECK(ours_in.grad().abs().sum().item<float>() > 0);
+  // The gradient keeps the input's layout, as LibTorch's does.
+  CHECK(ours_in.grad().suggest_memory_format() == theirs_in.grad().suggest_memory_format());
+  torch::NoGradGuard no_grad;
+  CHECK(same_values(pool(ours_in), theirs));
+}
+
+}  // namespace
+
+TEST_CASE("WindowMaxPool2d's values and gradients equal LibTorch's max pool", "[models][pool]") {
+  for (const bool channels_last : {false, true}) {
+    check_2d_against_libtorch({6, 20, 28, 28}, 2, 2, channels_last);  // the Fashion-MNIST model's first pool
+    check_2d_against_libtorch({3, 5, 15, 13}, 2, 2, channels_last);   // odd sides: a row and a column no window covers
+    check_2d_against_libtorch({2, 3, 11, 12}, 3, 2, channels_last);   // an oblong window
+    check_2d_against_libtorch({2, 1, 10, 9}, 2, 3, channels_last);    // one channel: both layouts alike
+    check_2d_against_libtorch({64, 20, 28, 28}, 2, 2, channels_last);  // large enough to be split among threads
+  }
+}
+
+TEST_CASE("WindowMaxPool2d hands what its backward does not take to LibTorch", "[models][pool]") {
+  WindowMaxPool2d pool(2, 2);
+  const auto doubles = torch::randn({2, 3, 8, 8}, torch::kFloat64).requires_grad_(true);
+  CHECK(torch::equal(pool(doubles), torch::max_pool2d(doubles, {2, 2})));
+  const auto no_grad = torch::randn({2, 3, 8, 6});
+  CHECK(torch::equal(pool(no_grad), torch::max_pool2d(no_grad, {2, 2})));
+  // A non-contiguous gradient arriving from the next layer.
+  const auto x = torch::randn({2, 3, 8, 6}).requires_grad_(true);
+  const auto y = pool(x);
+  const auto grad = torch::randn({2, 3, 3, 4}).transpose(2, 3);
+  y.backward(grad);
+  const auto reference_in = x.detach().clone().requires_grad_(true);
+  torch::max_pool2d(reference_in, {2, 2}).backward(grad);
+  CHECK(torch::equal(x.grad(), reference_in.grad()));
+}
+
+TEST_CASE("2-D max pools that tile their input are built as WindowMaxPool2d", "[models][pool]") {
+  const auto window_pools = [](const std::string& pools) {
+    const Model model = build_model(testing::model_of("[{type: conv2d, filters: 3, kernel_size: 3}, " + pools + "]"),
+                                    testing::images(1, 12, 12, 4));
+    int count = 0;
+    for (const auto& module : model.net->modules(false)) count += module->as<WindowMaxPool2dImpl>() != nullptr;
+    return count;
+  };
+  CHECK(window_pools("{type: maxpool2d, pool_size: 2}") == 1);
+  CHECK(window_pools("{type: maxpool2d, pool_size: [2, 5]}") == 1);
+  CHECK(window_pools("{type: maxpool2d, pool_size: 3, strides: 2}") == 0);     // overlapping windows
+  CHECK(window_pools("{type: maxpool2d, pool_size: 3, padding: same}") == 0);  // 10 = 3 x 3 + 1: padded
+  CHECK(window_pools("{type: maxpool2d, pool_size: 2, padding: same}") == 1);  // 10 = 2 x 5: nothing to pad
+  CHECK(window_pools("{type: avgpool2d, pool_size: 2}") == 0);
+}
