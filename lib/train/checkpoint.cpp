@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "data/file_bytes.h"
+#include "models/model.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/logging.h"
@@ -25,6 +26,27 @@ void read_monitor_counters(torch::serialize::InputArchive& archive, MonitorCount
   if (archive.try_read("monitor_best_epoch", value) && value.isInt()) counters.best_epoch = value.toInt();
   if (archive.try_read("monitor_patience_best", value) && value.isDouble()) counters.patience_best = value.toDouble();
   if (archive.try_read("monitor_waited", value) && value.isInt()) counters.waited = value.toInt();
+}
+
+// The 4-D parameters and buffers `model` holds channels-last. LibTorch's
+// load adopts the file's strides, not only its values; a checkpoint written
+// before single-channel tensors got fresh channels-last strides (or by
+// another program) would put them back on oneDNN's slow NCHW path.
+std::vector<torch::Tensor> channels_last_tensors(torch::nn::Module& model) {
+  std::vector<torch::Tensor> found;
+  for (const auto& t : model.parameters())
+    if (t.dim() == 4 && t.suggest_memory_format() == torch::MemoryFormat::ChannelsLast) found.push_back(t);
+  for (const auto& t : model.buffers())
+    if (t.dim() == 4 && t.suggest_memory_format() == torch::MemoryFormat::ChannelsLast) found.push_back(t);
+  return found;
+}
+
+// After a load: the values the file held, in the layout the model was built in.
+void restore_channels_last(std::vector<torch::Tensor>& tensors) {
+  torch::NoGradGuard no_grad;
+  for (auto& t : tensors)
+    if (t.dim() == 4 && t.suggest_memory_format() != torch::MemoryFormat::ChannelsLast)  // another shape: refused below
+      t.set_data(Model::in_channels_last(t));
 }
 
 }  // namespace
@@ -117,7 +139,9 @@ TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model,
     std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
     for (const auto& item : model.named_parameters()) shapes.emplace_back(item.key(), item.value().sizes().vec());
     for (const auto& item : model.named_buffers()) shapes.emplace_back(item.key(), item.value().sizes().vec());
+    auto channels_last = channels_last_tensors(model);
     model.load(model_archive);
+    restore_channels_last(channels_last);
     auto after = model.named_parameters();
     auto buffers = model.named_buffers();
     for (const auto& [name, shape] : shapes) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "config/config_loader.h"
+#include "models/model_fixtures.h"
 #include "test_paths.h"
 #include "train/experiment_setup.h"
 #include "train/checkpoint.h"
@@ -242,4 +243,36 @@ TEST_CASE("the validation batch: the training batch on a CPU, 4 x it on a GPU, n
   CHECK(validation_batch_size(config, torch::Device(torch::kCUDA, 0), 10000) == 10000);
   config.train.valid_batch_size = 500;
   CHECK(validation_batch_size(config, torch::kCPU, 10000) == 500);
+}
+
+TEST_CASE("a checkpoint's values load into the model's channels-last layout", "[train][checkpoint]") {
+  const std::string dir = testing::fresh_dir("checkpoint_layout");
+  const auto layers = testing::model_of("[{type: conv2d, filters: 3, kernel_size: 3}, {type: flatten}, {type: dense, units: classes}]");
+  const auto one_channel = testing::images(1, 8, 8, 2);
+  const auto first_weight = [](Model& model) {
+    for (auto& p : model.net->parameters())
+      if (p.dim() == 4) return p;
+    FAIL("no convolution weight");
+    return torch::Tensor();
+  };
+  Model saved = build_model(layers, one_channel);
+  REQUIRE(first_weight(saved).suggest_memory_format() == torch::MemoryFormat::ChannelsLast);
+  // What trainers before fresh channels-last strides saved for a one-channel
+  // convolution: NCHW strides, which LibTorch's load adopts.
+  {
+    torch::NoGradGuard no_grad;
+    auto weight = first_weight(saved);
+    weight.set_data(torch::empty(weight.sizes()).copy_(weight));  // (C*H*W, H*W, W, 1)
+  }
+  REQUIRE(first_weight(saved).suggest_memory_format() == torch::MemoryFormat::Contiguous);
+  OptimizerConfig config;
+  config.lr = 0.01;
+  config.weight_decay = 0.0;
+  auto optimizer = make_optimizer(config, saved.net->parameters());
+  save_checkpoint(dir + "/c.pt", *saved.net, *optimizer, TrainingState{});
+
+  Model loaded = build_model(layers, one_channel);
+  load_checkpoint(dir + "/c.pt", *loaded.net, nullptr);
+  CHECK(first_weight(loaded).suggest_memory_format() == torch::MemoryFormat::ChannelsLast);
+  CHECK(torch::equal(first_weight(loaded), first_weight(saved)));
 }
