@@ -292,9 +292,9 @@ struct OptimizerConfig {
       Check<std::optional<double>>([](const auto& x) { return (!x || *x >= 0) ? "" : "a number >= 0"; }));
     v("clip_norm", clip_norm, "Clip gradients to this global L2 norm; 0 = no clipping.", non_negative());
     v("fused", fused,
-      "sgd, momentum, adam, adamw, nadam: update each float32 CPU parameter in one pass over its elements "
-      "instead of four to eight tensor operations (the same arithmetic; within float rounding of them). "
-      "false: the tensor operations.");
+      "Update each float32 CPU parameter in one pass over its elements instead of four to eight tensor "
+      "operations (the same arithmetic; within float rounding of them), every optimizer (rmsprop: without "
+      "momentum, not centered). false: the tensor operations.");
     v("schedule", schedule, "Learning-rate schedule, evaluated every step.");
   }
 };

@@ -4,6 +4,7 @@
 
 #include "train/adam_kernel.h"
 #include "train/fused_pass.h"
+#include "train/root_mean_square_kernel.h"
 #include "util/torch_compat.h"
 
 namespace trainer {
@@ -135,6 +136,93 @@ int64_t sgd_step(torch::optim::Optimizer& optimizer) {
   return updates;
 }
 
+bool rmsprop_fits(torch::optim::Optimizer& optimizer) {
+  for (auto& group : optimizer.param_groups()) {
+    const auto& options = static_cast<const torch::optim::RMSpropOptions&>(group.options());
+    if (options.momentum() != 0 || options.centered()) return false;
+    for (auto& param : group.params()) {
+      if (!param.grad().defined()) continue;
+      if (!fusable(param, {&param.grad()})) return false;
+      auto found = optimizer.state().find(compat::optimizer_state_key(param));
+      if (found == optimizer.state().end()) continue;  // started by the step
+      const auto& state = static_cast<const torch::optim::RMSpropParamState&>(*found->second);
+      if (!fusable(param, {&state.square_avg()})) return false;
+    }
+  }
+  return true;
+}
+
+int64_t rmsprop_step(torch::optim::Optimizer& optimizer) {
+  int64_t updates = 0;
+  for (auto& group : optimizer.param_groups()) {
+    const auto& options = static_cast<const torch::optim::RMSpropOptions&>(group.options());
+    for (auto& param : group.params()) {
+      if (!param.grad().defined()) continue;
+      auto& slot = optimizer.state()[compat::optimizer_state_key(param)];
+      if (!slot) {  // as the base class starts it
+        auto fresh = std::make_unique<torch::optim::RMSpropParamState>();
+        fresh->step(0);
+        fresh->square_avg(torch::zeros_like(param, torch::MemoryFormat::Preserve));
+        slot = std::move(fresh);
+      }
+      auto& state = static_cast<torch::optim::RMSpropParamState&>(*slot);
+      state.step(state.step() + 1);
+      RmspropCoefficients c;
+      c.weight_decay = static_cast<float>(options.weight_decay());
+      c.alpha = static_cast<float>(options.alpha());
+      c.one_minus_alpha = static_cast<float>(1 - options.alpha());
+      c.eps = static_cast<float>(options.eps());
+      c.step = static_cast<float>(-options.lr());
+      float* p = param.data_ptr<float>();
+      const float* g = param.grad().data_ptr<float>();
+      float* s = state.square_avg().data_ptr<float>();
+      for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
+        rmsprop_update(p + begin, g + begin, s + begin, end - begin, c);
+      });
+      ++updates;
+    }
+  }
+  return updates;
+}
+
+// Adagrad's constructor starts every parameter's state (its sum).
+bool adagrad_fits(torch::optim::Optimizer& optimizer) {
+  for (auto& group : optimizer.param_groups())
+    for (auto& param : group.params()) {
+      if (!param.grad().defined()) continue;
+      auto found = optimizer.state().find(compat::optimizer_state_key(param));
+      if (found == optimizer.state().end()) return false;
+      const auto& state = static_cast<const torch::optim::AdagradParamState&>(*found->second);
+      if (!fusable(param, {&param.grad(), &state.sum()})) return false;
+    }
+  return true;
+}
+
+int64_t adagrad_step(torch::optim::Optimizer& optimizer) {
+  int64_t updates = 0;
+  for (auto& group : optimizer.param_groups()) {
+    const auto& options = static_cast<const torch::optim::AdagradOptions&>(group.options());
+    for (auto& param : group.params()) {
+      if (!param.grad().defined()) continue;
+      auto& state = static_cast<torch::optim::AdagradParamState&>(*optimizer.state()[compat::optimizer_state_key(param)]);
+      state.step(state.step() + 1);
+      AdagradCoefficients c;
+      c.weight_decay = static_cast<float>(options.weight_decay());
+      c.eps = static_cast<float>(options.eps());
+      c.step = static_cast<float>(
+          -(options.lr() / (1 + static_cast<double>(state.step() - 1) * options.lr_decay())));
+      float* p = param.data_ptr<float>();
+      const float* g = param.grad().data_ptr<float>();
+      float* s = state.sum().data_ptr<float>();
+      for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
+        adagrad_update(p + begin, g + begin, s + begin, end - begin, c);
+      });
+      ++updates;
+    }
+  }
+  return updates;
+}
+
 // Evaluates the closure, then steps every parameter through the loops or,
 // when one of them does not fit, all through the base class.
 template <typename Base, typename Fits, typename Update>
@@ -170,6 +258,18 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
 torch::Tensor FusedSGD::step(LossClosure closure) {
   return fused_or_base<torch::optim::SGD>(*this, closure, fused_, fused_updates_, [this] { return sgd_fits(*this); },
                                           [this] { return sgd_step(*this); });
+}
+
+torch::Tensor FusedRMSprop::step(LossClosure closure) {
+  return fused_or_base<torch::optim::RMSprop>(*this, closure, fused_, fused_updates_,
+                                              [this] { return rmsprop_fits(*this); },
+                                              [this] { return rmsprop_step(*this); });
+}
+
+torch::Tensor FusedAdagrad::step(LossClosure closure) {
+  return fused_or_base<torch::optim::Adagrad>(*this, closure, fused_, fused_updates_,
+                                              [this] { return adagrad_fits(*this); },
+                                              [this] { return adagrad_step(*this); });
 }
 
 }  // namespace trainer

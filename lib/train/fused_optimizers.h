@@ -1,11 +1,12 @@
 #pragma once
-// LibTorch's Adam, AdamW and SGD (with or without momentum), each step
-// updating every float32 CPU parameter in one pass over its elements
-// (adam_kernel) instead of four to seven tensor operations. The options,
+// LibTorch's Adam, AdamW, SGD (with or without momentum), RMSprop and
+// Adagrad, each step updating every float32 CPU parameter in one pass over
+// its elements (adam_kernel, root_mean_square_kernel) instead of four to
+// seven tensor operations. The options,
 // the state and what save() writes are the base class's, so checkpoints
 // move freely between the fused and the plain optimizers. A parameter group
 // the loops cannot take (a GPU, double, a strided view, AMSGrad) steps
-// through the base class.
+// through the base class, as does an RMSprop with momentum or centered.
 #include <torch/torch.h>
 
 #include "train/fused_switch.h"
@@ -27,6 +28,18 @@ class FusedAdamW : public torch::optim::AdamW, public FusedSwitch {
 class FusedSGD : public torch::optim::SGD, public FusedSwitch {
  public:
   using torch::optim::SGD::SGD;
+  torch::Tensor step(LossClosure closure = nullptr) override;
+};
+
+class FusedRMSprop : public torch::optim::RMSprop, public FusedSwitch {
+ public:
+  using torch::optim::RMSprop::RMSprop;
+  torch::Tensor step(LossClosure closure = nullptr) override;
+};
+
+class FusedAdagrad : public torch::optim::Adagrad, public FusedSwitch {
+ public:
+  using torch::optim::Adagrad::Adagrad;
   torch::Tensor step(LossClosure closure = nullptr) override;
 };
 

@@ -28,10 +28,10 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& c
       return fused(std::make_unique<FusedSGD>(
           params, optim::SGDOptions(lr).momentum(config.momentum).nesterov(config.nesterov).weight_decay(decay)));
     case OptimizerKind::kAdagrad:
-      return std::make_unique<optim::Adagrad>(params, optim::AdagradOptions(lr)
-                                                          .initial_accumulator_value(config.initial_accumulator)
-                                                          .eps(config.epsilon)
-                                                          .weight_decay(decay));
+      return fused(std::make_unique<FusedAdagrad>(params, optim::AdagradOptions(lr)
+                                                              .initial_accumulator_value(config.initial_accumulator)
+                                                              .eps(config.epsilon)
+                                                              .weight_decay(decay)));
     case OptimizerKind::kAdam:
       return fused(std::make_unique<FusedAdam>(
           params, optim::AdamOptions(lr).betas({config.beta1, config.beta2}).eps(config.epsilon).weight_decay(decay)));
@@ -39,8 +39,8 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& c
       return fused(std::make_unique<FusedAdamW>(
           params, optim::AdamWOptions(lr).betas({config.beta1, config.beta2}).eps(config.epsilon).weight_decay(decay)));
     case OptimizerKind::kRmsprop:
-      return std::make_unique<optim::RMSprop>(
-          params, optim::RMSpropOptions(lr).alpha(config.rho).eps(config.epsilon).weight_decay(decay));
+      return fused(std::make_unique<FusedRMSprop>(
+          params, optim::RMSpropOptions(lr).alpha(config.rho).eps(config.epsilon).weight_decay(decay)));
     case OptimizerKind::kNadam:
       return fused(std::make_unique<NAdam>(params, NAdamOptions(lr)
                                                        .beta1(config.beta1)

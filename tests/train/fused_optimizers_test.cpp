@@ -65,6 +65,10 @@ const std::vector<std::pair<std::string, MakeOptimizer>>& optimizers() {
       {"sgd, decay", maker<FusedSGD>(optim::SGDOptions(0.05).weight_decay(0.01))},
       {"momentum", maker<FusedSGD>(optim::SGDOptions(0.05).momentum(0.9))},
       {"nesterov, decay", maker<FusedSGD>(optim::SGDOptions(0.05).momentum(0.9).nesterov(true).weight_decay(0.01))},
+      {"rmsprop", maker<FusedRMSprop>(optim::RMSpropOptions(0.01).alpha(0.9).eps(1e-7))},
+      {"rmsprop, decay", maker<FusedRMSprop>(optim::RMSpropOptions(0.01).weight_decay(0.01))},
+      {"adagrad", maker<FusedAdagrad>(optim::AdagradOptions(0.05).initial_accumulator_value(0.1).eps(1e-7))},
+      {"adagrad, decays", maker<FusedAdagrad>(optim::AdagradOptions(0.05).weight_decay(0.01).lr_decay(0.01))},
   };
   return all;
 }
@@ -75,7 +79,7 @@ int64_t fused_updates(const torch::optim::Optimizer& optimizer) {
 
 }  // namespace
 
-TEST_CASE("Fused Adam, AdamW and SGD passes match LibTorch's tensor operations", "[train][optimizer]") {
+TEST_CASE("Fused Adam, AdamW, SGD, RMSprop and Adagrad passes match LibTorch's tensor operations", "[train][optimizer]") {
   for (const auto& [name, make] : optimizers()) {
     INFO(name);
     const auto start = starting_parameters();
@@ -128,4 +132,18 @@ TEST_CASE("A fused optimizer steps parameters its loop cannot take through LibTo
   }
   CHECK(fused.fused_updates() == 0);
   CHECK(torch::equal(doubles, reference));
+}
+
+TEST_CASE("RMSprop with momentum or centered steps through LibTorch", "[train][optimizer]") {
+  for (const auto& options : {torch::optim::RMSpropOptions(0.01).momentum(0.9),
+                              torch::optim::RMSpropOptions(0.01).centered(true)}) {
+    const auto start = starting_parameters();
+    auto fused_params = trainable_copies(start), plain_params = trainable_copies(start);
+    FusedRMSprop fused(fused_params, options);
+    torch::optim::RMSprop plain(plain_params, options);
+    train(fused, fused_params, 1, 3);
+    train(plain, plain_params, 1, 3);
+    CHECK(fused.fused_updates() == 0);
+    for (size_t i = 0; i < fused_params.size(); ++i) CHECK(torch::equal(fused_params[i], plain_params[i]));
+  }
 }
