@@ -32,21 +32,27 @@ bool same_values(const torch::Tensor& a, const torch::Tensor& b) {
   return torch::equal(a.isnan(), b.isnan()) && torch::equal(a.nan_to_num(0, 1e30, -1e30), b.nan_to_num(0, 1e30, -1e30));
 }
 
-void check_against_libtorch(const std::vector<int64_t>& sizes, int64_t window) {
-  INFO("input " << c10::IntArrayRef(sizes) << ", window " << window);
-  const auto ours_in = awkward_input(sizes);
-  const auto theirs_in = ours_in.detach().clone().requires_grad_(true);
-  WindowMaxPool1d pool(window);
-  const auto ours = pool(ours_in);
-  const auto theirs = torch::max_pool1d(theirs_in, window);
+// Our pool's output and LibTorch's, from equal inputs: the same values, and
+// after a backward of the same gradient, the same input gradients bit for
+// bit (the same element chosen in every window).
+void check_same_pool(const torch::Tensor& ours_in, const torch::Tensor& ours, const torch::Tensor& theirs_in,
+                     const torch::Tensor& theirs) {
   REQUIRE(ours.sizes() == theirs.sizes());
   CHECK(same_values(ours, theirs));
   const auto grad = torch::randn(ours.sizes());
   ours.backward(grad);
   theirs.backward(grad);
-  // Same element chosen in every window: the gradients are equal bit for bit.
   CHECK(torch::equal(ours_in.grad(), theirs_in.grad()));
   CHECK(ours_in.grad().abs().sum().item<float>() > 0);
+}
+
+void check_against_libtorch(const std::vector<int64_t>& sizes, int64_t window) {
+  INFO("input " << c10::IntArrayRef(sizes) << ", window " << window);
+  const auto ours_in = awkward_input(sizes);
+  const auto theirs_in = ours_in.detach().clone().requires_grad_(true);
+  WindowMaxPool1d pool(window);
+  const auto theirs = torch::max_pool1d(theirs_in, window);
+  check_same_pool(ours_in, pool(ours_in), theirs_in, theirs);
   // Without autograd (validation): the values alone.
   torch::NoGradGuard no_grad;
   CHECK(same_values(pool(ours_in), theirs));
@@ -112,15 +118,8 @@ void check_2d_against_libtorch(const std::vector<int64_t>& sizes, int64_t window
   const auto ours_in = base.clone().requires_grad_(true);
   const auto theirs_in = base.clone().requires_grad_(true);
   WindowMaxPool2d pool(window_h, window_w);
-  const auto ours = pool(ours_in);
   const auto theirs = torch::max_pool2d(theirs_in, {window_h, window_w});
-  REQUIRE(ours.sizes() == theirs.sizes());
-  CHECK(same_values(ours, theirs));
-  const auto grad = torch::randn(ours.sizes());
-  ours.backward(grad);
-  theirs.backward(grad);
-  CHECK(torch::equal(ours_in.grad(), theirs_in.grad()));
-  CHECK(ours_in.grad().abs().sum().item<float>() > 0);
+  check_same_pool(ours_in, pool(ours_in), theirs_in, theirs);
   // The gradient keeps the input's layout, as LibTorch's does.
   CHECK(ours_in.grad().suggest_memory_format() == theirs_in.grad().suggest_memory_format());
   torch::NoGradGuard no_grad;
