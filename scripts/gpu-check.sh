@@ -6,10 +6,13 @@
 #      on a Debian 12 machine and carried here) into a private prefix
 #      (build-gpu/deps; never into /). Without a bundle the machine's own
 #      packages are used, as scripts/install-deps.sh installs them;
-#   2. build trainer and its tests in build-gpu/ against the LibTorch inside
-#      that PyTorch (torch.utils.cmake_prefix_path, C++11 ABI);
+#   2. build trainer in build-gpu/ against the LibTorch inside that PyTorch
+#      (torch.utils.cmake_prefix_path, C++11 ABI);
 #   3. print the device inventory; the matrix-product benchmark on the CPU and
-#      the first GPU side by side, and in fp16;
+#      the first GPU side by side, and in fp16 and bf16; with --rows, the GPU
+#      rows of docs/performance.md (scripts/bench/gpu_rows.sh: the product
+#      against torch.mm, epochs against the Python loop, a step's profile);
+#      then build the tests;
 #   4. the GPU tests (tests/cli/gpu_e2e_test.cpp, tests/distributed/gpu_nccl_test.cpp: training
 #      on gpu:0 with the device mapping logged, fp16 with loss scaling and bf16,
 #      the memory budget enforced with exit code 6, bench cpu,gpu:0, two ranks
@@ -21,7 +24,10 @@
 # writes LOGS/NN-step.log, and the summary names the failures; the exit code
 # is 1 if any step failed. Where no GPU is usable the GPU tests say SKIPPED.
 #
-# Usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--logs DIR]
+# trainer is built and measured before the tests are built, so that a check
+# cut short by a lease's end has its figures.
+#
+# Usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--logs DIR] [--rows]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/gpu_bundle.sh
@@ -30,12 +36,14 @@ source scripts/lib/gpu_bundle.sh
 python=python3
 bundle=.gpu-bundle
 logs=build-gpu/logs
+rows=false
 while [ $# -gt 0 ]; do
   case $1 in
     --python) python=$2; shift 2 ;;
     --bundle) bundle=$2; shift 2 ;;
     --logs) logs=$2; shift 2 ;;
-    *) echo "usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--logs DIR]" >&2; exit 2 ;;
+    --rows) rows=true; shift ;;
+    *) echo "usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--logs DIR] [--rows]" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$logs"
@@ -89,7 +97,7 @@ else
 fi
 
 step configure cmake -S . -B build-gpu "${cmake_args[@]}"
-step build cmake --build build-gpu -j"$jobs"
+step build cmake --build build-gpu -j"$jobs" --target trainer
 if [ ${#failed[@]} -gt 0 ]; then summary; exit 1; fi
 
 step devices build-gpu/trainer devices
@@ -97,9 +105,11 @@ if [ -n "$cuda" ] && "$python" -c 'import sys, torch; sys.exit(0 if torch.cuda.i
   step bench-fp32 build-gpu/trainer bench --device cpu,gpu:0 --repeat 5
   step bench-fp16 build-gpu/trainer bench --device gpu:0 --dtype fp16 --repeat 5
   step bench-bf16 build-gpu/trainer bench --device gpu:0 --dtype bf16 --repeat 5
+  $rows && step gpu-rows scripts/bench/gpu_rows.sh build-gpu/trainer "$python"
 else
   echo "gpu-check: no usable GPU: the GPU tests will say SKIPPED"
 fi
+step build-tests cmake --build build-gpu -j"$jobs"
 step gpu-tests ctest --test-dir build-gpu --output-on-failure -R "NCCL|GPU|gpu"
 # TensorBoard's own reader on the event file of the GPU monitoring test's run
 # (where this machine's Python has TensorBoard), and that run's profile and

@@ -11,6 +11,9 @@ Usage: /usr/bin/python3 pytorch_reference.py fashion THREADS [EPOCHS]   (MAX_TRA
 Prints one line per epoch: epoch, train seconds, samples/s, loss. `dump`
 writes the training set as raw x.bin, y.bin and shape.txt for
 scripts/bench/minimal_loop.cpp, so that all three loops train on one data set.
+REFERENCE_DEVICE=cuda trains on the first GPU: the model lives there and
+each batch is copied to it, as the PyTorch tutorials do. Fashion-MNIST is
+read from $TRAINER_DATA_DIR/fashion-mnist where that exists, as trainer does.
 """
 import gzip
 import os
@@ -24,7 +27,9 @@ import torch.nn.functional as F
 
 
 def fashion():
-    root = "/usr/share/datasets/fashion-mnist"
+    root = os.path.join(os.environ.get("TRAINER_DATA_DIR", ""), "fashion-mnist")
+    if not os.environ.get("TRAINER_DATA_DIR") or not os.path.isdir(root):
+        root = "/usr/share/datasets/fashion-mnist"
     with gzip.open(os.path.join(root, "train-images-idx3-ubyte.gz")) as f:
         images = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 1, 28, 28)
     with gzip.open(os.path.join(root, "train-labels-idx1-ubyte.gz")) as f:
@@ -117,17 +122,24 @@ def main():
     limit = int(os.environ.get("MAX_TRAIN_SAMPLES", "0"))
     if limit:
         x, y = x[:limit], y[:limit]
+    device = torch.device(os.environ.get("REFERENCE_DEVICE", "cpu"))
+    model.to(device)
+    # The optimizer was made before the move; Module.to moves parameters in
+    # place, so its references stay valid.
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=batch, shuffle=True)
     for epoch in range(1, epochs + 1):
         model.train()
         start, total, seen = time.perf_counter(), 0.0, 0
         for inputs, labels in loader:
+            inputs, labels = inputs.to(device), labels.to(device)
             optimizer.zero_grad()
             loss = F.cross_entropy(model(inputs), labels)
             loss.backward()
             optimizer.step()
             total += loss.item() * len(labels)
             seen += len(labels)
+        if device.type == "cuda":
+            torch.cuda.synchronize()
         seconds = time.perf_counter() - start
         print(f"{epoch} {seconds:.3f} {seen / seconds:.1f} {total / seen:.6f}", flush=True)
 

@@ -9,6 +9,8 @@
 # Usage: scripts/bench/step_profile.sh [EXPERIMENT] [THREADS] [STEPS] [--set KEY=VALUE ...]
 #   EXPERIMENT: fashion_mnist_cnn (default) or reuters_conv1d (needs
 #   TRAINER_DATA_DIR holding reuters21578/); after scripts/build.sh
+#   TRAINER=PATH: another trainer binary (the GPU check's build-gpu/trainer);
+#   PYTHON=PATH: the Python that reads the trace (default /usr/bin/python3)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 experiment=${1:-fashion_mnist_cnn}
@@ -19,8 +21,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 extra=()
 [ "$experiment" = reuters_conv1d ] && extra=(--set "data.path=${TRAINER_DATA_DIR:-}/reuters21578")
-build/trainer run "configs/$experiment.yaml" --quiet --log-level warn --set "cpu_threads=$threads" \
+"${TRAINER:-build/trainer}" run "configs/$experiment.yaml" --quiet --log-level warn --set "cpu_threads=$threads" \
   --set train.epochs=2 --set "train.profile={epoch: 2, steps: $steps}" --set log.tensorboard=false \
   --set "log.dir=$out" --set log.run_name=profile "${extra[@]}" "$@" >/dev/null
 echo "$experiment, $threads threads, epoch 2:"
-/usr/bin/python3 scripts/bench/profile_top_ops.py "$out/$experiment/profile/profile-2.json" 12
+"${PYTHON:-/usr/bin/python3}" scripts/bench/profile_top_ops.py "$out/$experiment/profile/profile-2.json" 12
