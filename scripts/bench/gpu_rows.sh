@@ -17,7 +17,7 @@
 # Usage: scripts/bench/gpu_rows.sh [TRAINER] [PYTHON] [REPEATS] [EPOCHS]
 #   (defaults: build-gpu/trainer python3 2 2)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 trainer=${1:-build-gpu/trainer}
 python=${2:-python3}
 repeats=${3:-2}
