@@ -4,6 +4,7 @@
 
 #include "train/adam_kernel.h"
 #include "train/fused_pass.h"
+#include "train/optimizer_state.h"
 #include "train/root_mean_square_kernel.h"
 #include "util/torch_compat.h"
 
@@ -18,18 +19,14 @@ torch::Tensor evaluate(const torch::optim::Optimizer::LossClosure& closure) {
   return closure();
 }
 
-// The state of `param`, started as the base class starts it.
+// The Adam or AdamW state of `param`, started as the base class starts it.
 template <typename State>
 State& adam_state(torch::optim::Optimizer& optimizer, const torch::Tensor& param) {
-  auto& slot = optimizer.state()[compat::optimizer_state_key(param)];
-  if (!slot) {
-    auto fresh = std::make_unique<State>();
-    fresh->step(0);
-    fresh->exp_avg(torch::zeros_like(param, torch::MemoryFormat::Preserve));
-    fresh->exp_avg_sq(torch::zeros_like(param, torch::MemoryFormat::Preserve));
-    slot = std::move(fresh);
-  }
-  return static_cast<State&>(*slot);
+  return state_of<State>(optimizer.state(), param, [&](State& fresh) {
+    fresh.step(0);
+    fresh.exp_avg(torch::zeros_like(param, torch::MemoryFormat::Preserve));
+    fresh.exp_avg_sq(torch::zeros_like(param, torch::MemoryFormat::Preserve));
+  });
 }
 
 // Whether every parameter with a gradient, and its state, fits the loop.
@@ -116,14 +113,12 @@ int64_t sgd_step(torch::optim::Optimizer& optimizer) {
       c.step = static_cast<float>(-options.lr());
       float* buffer = nullptr;
       if (options.momentum() != 0) {
-        auto& slot = optimizer.state()[compat::optimizer_state_key(param)];
-        if (!slot) {  // the base class clones the first step's gradient; the loop writes it
-          auto fresh = std::make_unique<torch::optim::SGDParamState>();
-          fresh->momentum_buffer(torch::empty_like(param, torch::MemoryFormat::Preserve));
-          slot = std::move(fresh);
+        // The base class clones the first step's gradient; the loop writes it.
+        auto& state = state_of<torch::optim::SGDParamState>(optimizer.state(), param, [&](auto& fresh) {
+          fresh.momentum_buffer(torch::empty_like(param, torch::MemoryFormat::Preserve));
           c.first_step = true;
-        }
-        buffer = static_cast<torch::optim::SGDParamState&>(*slot).momentum_buffer().data_ptr<float>();
+        });
+        buffer = state.momentum_buffer().data_ptr<float>();
       }
       float* p = param.data_ptr<float>();
       const float* g = param.grad().data_ptr<float>();
@@ -158,14 +153,10 @@ int64_t rmsprop_step(torch::optim::Optimizer& optimizer) {
     const auto& options = static_cast<const torch::optim::RMSpropOptions&>(group.options());
     for (auto& param : group.params()) {
       if (!param.grad().defined()) continue;
-      auto& slot = optimizer.state()[compat::optimizer_state_key(param)];
-      if (!slot) {  // as the base class starts it
-        auto fresh = std::make_unique<torch::optim::RMSpropParamState>();
-        fresh->step(0);
-        fresh->square_avg(torch::zeros_like(param, torch::MemoryFormat::Preserve));
-        slot = std::move(fresh);
-      }
-      auto& state = static_cast<torch::optim::RMSpropParamState&>(*slot);
+      auto& state = state_of<torch::optim::RMSpropParamState>(optimizer.state(), param, [&](auto& fresh) {
+        fresh.step(0);  // as the base class starts it
+        fresh.square_avg(torch::zeros_like(param, torch::MemoryFormat::Preserve));
+      });
       state.step(state.step() + 1);
       RmspropCoefficients c;
       c.weight_decay = static_cast<float>(options.weight_decay());

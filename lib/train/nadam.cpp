@@ -4,7 +4,7 @@
 
 #include "train/fused_pass.h"
 #include "train/nadam_kernel.h"
-#include "util/torch_compat.h"
+#include "train/optimizer_state.h"
 
 namespace trainer {
 
@@ -70,14 +70,10 @@ torch::Tensor NAdam::step(LossClosure closure) {
     for (auto& param : group.params()) {
       if (!param.grad().defined()) continue;
       auto grad = param.grad();
-      auto& slot = state_[compat::optimizer_state_key(param)];
-      if (!slot) {
-        auto fresh = std::make_unique<NAdamParamState>();
-        fresh->exp_avg(torch::zeros_like(param, torch::MemoryFormat::Preserve));
-        fresh->exp_avg_sq(torch::zeros_like(param, torch::MemoryFormat::Preserve));
-        slot = std::move(fresh);
-      }
-      auto& state = static_cast<NAdamParamState&>(*slot);
+      auto& state = state_of<NAdamParamState>(state_, param, [&](NAdamParamState& fresh) {
+        fresh.exp_avg(torch::zeros_like(param, torch::MemoryFormat::Preserve));
+        fresh.exp_avg_sq(torch::zeros_like(param, torch::MemoryFormat::Preserve));
+      });
       state.step(state.step() + 1);
       const double step = static_cast<double>(state.step());
       const double beta1 = options.beta1(), beta2 = options.beta2();
