@@ -224,7 +224,8 @@ void GraphBuilder::add_pool(size_t rank, bool is_max) {
   }
   if (!ceil_mode_fits) {
     push(PaddedPool(is_max, window, strides, pads));
-  } else if (rank == 1 && is_max && tiles_without_padding(window[0], strides[0], pad[0]) &&
+  } else if (rank == 1 && is_max && window[0] <= kWindowMaxPool1dWidest &&
+             tiles_without_padding(window[0], strides[0], pad[0]) &&
              (!same || probe().size(2) % strides[0] == 0)) {  // where ceil_mode, which "same" sets, changes nothing
     push(WindowMaxPool1d(window[0]));
   } else if (rank == 2 && is_max && tiles_without_padding(window[0], strides[0], pad[0]) &&

@@ -77,8 +77,9 @@ struct WindowMaxPool2dFunction : torch::autograd::Function<WindowMaxPool2dFuncti
     const auto sizes = ctx->saved_data["input_sizes"].toIntVector();
     // The indices' layout is the forward's (its input's); the gradient and
     // the result follow it. With one channel both layouts are the same bytes.
-    const auto format = ctx->get_saved_variables()[0].suggest_memory_format();
-    const torch::Tensor indices = ctx->get_saved_variables()[0].contiguous(format);
+    const torch::Tensor saved = ctx->get_saved_variables()[0];  // unpacks (and checks) the saved tensor
+    const auto format = saved.suggest_memory_format();
+    const torch::Tensor indices = saved.contiguous(format);
     const torch::Tensor grad_y = grads[0].contiguous(format);
     torch::Tensor grad_x = torch::empty(sizes, grad_y.options().memory_format(format));
     PoolPlanes planes;
@@ -105,10 +106,13 @@ struct WindowMaxPool2dFunction : torch::autograd::Function<WindowMaxPool2dFuncti
 }  // namespace
 
 bool tiles_without_padding(int64_t window, int64_t stride, int64_t padding) {
-  return stride == window && padding == 0 && window <= 256;  // an offset in one byte
+  return stride == window && padding == 0;
 }
 
-WindowMaxPool1dImpl::WindowMaxPool1dImpl(int64_t window) : window_(window) {}
+WindowMaxPool1dImpl::WindowMaxPool1dImpl(int64_t window) : window_(window) {
+  TORCH_CHECK(window >= 1 && window <= kWindowMaxPool1dWidest, "WindowMaxPool1d: window ", window, " is not in 1..",
+              kWindowMaxPool1dWidest);
+}
 
 torch::Tensor WindowMaxPool1dImpl::forward(const torch::Tensor& x) {
   const bool fits = x.device().is_cpu() && x.scalar_type() == torch::kFloat && x.dim() == 3 && x.is_contiguous() &&

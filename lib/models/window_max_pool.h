@@ -11,8 +11,14 @@
 
 namespace trainer {
 
+// The widest window WindowMaxPool1d takes: it keeps each maximum's offset in
+// its window in one byte. The 2-D pool keeps LibTorch's int64 indices and has
+// no such limit.
+constexpr int64_t kWindowMaxPool1dWidest = 256;
+
 class WindowMaxPool1dImpl : public torch::nn::Module {
  public:
+  // `window` at most kWindowMaxPool1dWidest.
   explicit WindowMaxPool1dImpl(int64_t window);
   torch::Tensor forward(const torch::Tensor& x);
   void pretty_print(std::ostream& stream) const override;
@@ -33,8 +39,8 @@ class WindowMaxPool2dImpl : public torch::nn::Module {
 };
 TORCH_MODULE(WindowMaxPool2d);
 
-// Whether a max pool dimension of `window`, `stride` and `padding` is one
-// that WindowMaxPool1d and WindowMaxPool2d compute (LibTorch's floor mode).
+// Whether a max pool dimension of `window`, `stride` and `padding` tiles its
+// input, as WindowMaxPool1d and WindowMaxPool2d need (LibTorch's floor mode).
 bool tiles_without_padding(int64_t window, int64_t stride, int64_t padding);
 
 }  // namespace trainer

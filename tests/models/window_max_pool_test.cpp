@@ -92,11 +92,11 @@ TEST_CASE("1-D max pools that tile their input are built as WindowMaxPool1d", "[
   CHECK(tiles_without_padding(2, 2, 0));
   CHECK_FALSE(tiles_without_padding(3, 2, 0));      // overlapping windows
   CHECK_FALSE(tiles_without_padding(2, 2, 1));      // padding
-  CHECK_FALSE(tiles_without_padding(300, 300, 0));  // offsets past one byte
+  CHECK_THROWS_AS(WindowMaxPool1d(kWindowMaxPool1dWidest + 1), c10::Error);  // offsets past one byte
 
-  const auto window_pools = [](const std::string& pools) {
+  const auto window_pools = [](const std::string& pools, int64_t length = 12) {
     const Model model = build_model(testing::model_of("[{type: embedding, output_dim: 4}, " + pools + "]"),
-                                    testing::tokens(12, 10, 2));
+                                    testing::tokens(length, 10, 2));
     int count = 0;
     for (const auto& module : model.net->modules(false)) count += module->as<WindowMaxPool1dImpl>() != nullptr;
     return count;
@@ -104,6 +104,7 @@ TEST_CASE("1-D max pools that tile their input are built as WindowMaxPool1d", "[
   CHECK(window_pools("{type: maxpool1d, pool_size: 2}, {type: maxpool1d, pool_size: 3}") == 2);
   CHECK(window_pools("{type: maxpool1d, pool_size: 3, strides: 2}") == 0);
   CHECK(window_pools("{type: maxpool1d, pool_size: 5, padding: same}") == 0);  // 12 = 2 x 5 + 2: padded
+  CHECK(window_pools("{type: maxpool1d, pool_size: 300}", 600) == 0);  // offsets past one byte: LibTorch's pool
 }
 
 namespace {
@@ -133,6 +134,7 @@ TEST_CASE("WindowMaxPool2d's values and gradients equal LibTorch's max pool", "[
     check_2d_against_libtorch({6, 20, 28, 28}, 2, 2, channels_last);  // the Fashion-MNIST model's first pool
     check_2d_against_libtorch({3, 5, 15, 13}, 2, 2, channels_last);   // odd sides: a row and a column no window covers
     check_2d_against_libtorch({2, 3, 11, 12}, 3, 2, channels_last);   // an oblong window
+    check_2d_against_libtorch({1, 2, 3, 600}, 1, 300, channels_last);  // wider than the 1-D pool's widest
     check_2d_against_libtorch({2, 1, 10, 9}, 2, 3, channels_last);    // one channel: both layouts alike
     check_2d_against_libtorch({64, 20, 28, 28}, 2, 2, channels_last);  // large enough to be split among threads
   }
