@@ -13,10 +13,13 @@ struct BlasInfo {
   bool threads_pinned = false;
 };
 
-// The BLAS library in use, as it names itself.
-std::string blas_name();
+// The BLAS library in use, as it names itself. `libtorch_has_mkl`
+// (at::hasMKL()): PyTorch's own builds link MKL into LibTorch with its
+// symbols hidden, so it cannot be found by name; LibTorch then multiplies
+// with it, and sets its threads along with its own.
+std::string blas_name(bool libtorch_has_mkl);
 
 // Sets the BLAS library's own thread count when it exposes a setter.
-BlasInfo limit_blas_threads(int threads);
+BlasInfo limit_blas_threads(int threads, bool libtorch_has_mkl);
 
 }  // namespace trainer

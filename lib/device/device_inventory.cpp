@@ -23,7 +23,7 @@ DeviceInventory take_inventory() {
 #endif
   build.onednn = at::hasMKLDNN();
   build.mkl = at::hasMKL();
-  build.blas = blas_name();
+  build.blas = blas_name(build.mkl);
   build.cpu_fp16_autocast = cpu_autocast_supports_fp16();
   const ThreadChoice threads = choose_threads(read_thread_limits(1, false));
   build.intra_op_threads = threads.threads;

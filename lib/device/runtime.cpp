@@ -33,7 +33,7 @@ RuntimeInfo configure_runtime(const ExperimentConfig& config, const torch::Devic
     info.warnings = std::move(choice.warnings);
   }
   torch::set_num_threads(info.threads);
-  info.blas = limit_blas_threads(static_cast<int>(config.blas_threads));
+  info.blas = limit_blas_threads(static_cast<int>(config.blas_threads), at::hasMKL());
   if (device.is_cuda()) make_gpu_current(device.index());
   // Before any tensor exists, so that everything counts against it.
   info.memory_budget =

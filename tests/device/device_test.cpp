@@ -8,6 +8,7 @@ namespace fs = std::filesystem;
 
 #include "cli_runner.h"
 #include "experiment_files.h"
+#include "device/blas.h"
 #include "device/cpu_info.h"
 #include "device/thread_budget.h"
 #include "device/device_list.h"
@@ -177,6 +178,16 @@ TEST_CASE("without CUDA every GPU entry is refused, gpu:all included", "[device]
     CHECK(result.exit_code == 5);
     CHECK_THAT(result.err, Catch::Contains(devices + " asked for, but this LibTorch has no CUDA"));
   }
+}
+
+TEST_CASE("the BLAS in use: a loaded OpenBLAS by its own words, else the MKL inside LibTorch", "[device]") {
+  const std::string alone = blas_name(false);
+  const std::string with_mkl = blas_name(true);
+  CHECK_THAT(alone, !Catch::Contains("inside LibTorch"));
+  if (alone.rfind("OpenBLAS", 0) == 0)
+    CHECK(with_mkl == alone);  // a BLAS that names itself is the one LibTorch calls
+  else
+    CHECK_THAT(with_mkl, Catch::StartsWith("MKL"));
 }
 
 TEST_CASE("trainer devices lists the CPU and the build, as text and JSON", "[device][e2e]") {
