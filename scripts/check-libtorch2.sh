@@ -9,7 +9,9 @@
 #      undefined symbols in shared libraries.
 # Debian's packages only, from its archive; nothing else is downloaded.
 # The chroots are kept (TRAINER_CHROOTS, default /var/tmp/trainer-chroots) and
-# reused: a second run only rebuilds.
+# reused, with a compiler cache in each (ccache, in the chroot's /root/.cache):
+# a fresh clone's files are all new to make, but a second run recompiles only
+# the sources whose contents changed.
 #
 # CI runs it as its second stage with TRAINER_CHECK_IF_POSSIBLE=1: where no
 # chroot can be made (not root, bind mounts not permitted) it then says
@@ -27,7 +29,7 @@ tool=check-libtorch2
 source scripts/lib/chroot.sh
 
 build_packages="build-essential cmake pkg-config libgloo-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev"
-build_packages+=" zlib1g-dev libpng-dev libjpeg-dev libcurl4-openssl-dev libssl-dev libprotobuf-dev protobuf-compiler"
+build_packages+=" zlib1g-dev libpng-dev libjpeg-dev libcurl4-openssl-dev libssl-dev libprotobuf-dev protobuf-compiler ccache"
 
 # A minimal trixie with contrib and non-free, and bookworm's Catch2 v2 (the
 # tests are written for Catch2 2.x; trixie ships 3.x).
@@ -69,7 +71,7 @@ check_cpu() {
   make_root "$root"
   install_in "$root" "$build_packages libtorch-dev libopenblas0-pthread dataset-fashion-mnist python3-numpy python3-torch python3-pil python3-skimage python3-protobuf"
   echo "check-libtorch2: building and testing against $(in_root "$root" "dpkg-query -W -f='\${Version}' libtorch-dev")"
-  in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=OFF >/dev/null &&
+  in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=ON >/dev/null &&
     $(build_command /build)"
   # The whole log is kept; a failing test shows every line but the passes.
   in_root "$root" "cd /build && ctest -j$jobs --output-on-failure >/build/ctest.log 2>&1; status=\$?
@@ -89,7 +91,7 @@ check_cuda() {
   # The trainer and every torch test object (the GPU tests among them) are
   # built; test executables are not linked, as listing their tests would run
   # them, and they need cuDNN.
-  in_root "$root" "cmake -S /src -B /build-cuda -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=OFF \
+  in_root "$root" "cmake -S /src -B /build-cuda -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=ON \
       -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined >/build-cuda.configure.log 2>&1 || { tail -30 /build-cuda.configure.log; exit 1; }
     grep -q USE_C10D_NCCL /build-cuda/lib/distributed/CMakeFiles/trainer_distributed.dir/flags.make ||
       { echo 'check-libtorch2: the CUDA Torch target did not define USE_C10D_NCCL'; exit 1; }
