@@ -17,9 +17,16 @@ struct PoolRows {
   int64_t length = 0, window = 1, outputs = 0;
 };
 
-// Rows [first, last). `offsets` may be null (no backward to come).
+// Rows [first, last). `offsets` may be null (no backward to come). Each
+// loop comes for float32 and for bf16, passed as its 16 bits (uint16_t):
+// bf16 is compared as the float it stands for and moved bit for bit, so the
+// bf16 results are LibTorch's bf16 pool's.
 void window_max_1d(const float* x, float* y, uint8_t* offsets, const PoolRows& rows, int64_t first, int64_t last);
+void window_max_1d(const uint16_t* x, uint16_t* y, uint8_t* offsets, const PoolRows& rows, int64_t first,
+                   int64_t last);
 void window_max_1d_backward(const float* grad_y, const uint8_t* offsets, float* grad_x, const PoolRows& rows,
+                            int64_t first, int64_t last);
+void window_max_1d_backward(const uint16_t* grad_y, const uint8_t* offsets, uint16_t* grad_x, const PoolRows& rows,
                             int64_t first, int64_t last);
 
 // A 2-D pool of windows that tile each plane (stride = window, no padding),
@@ -41,5 +48,7 @@ struct PoolPlanes {
 int64_t window_max_2d_rows(const PoolPlanes& planes);
 void window_max_2d_backward(const float* grad_y, const int64_t* indices, float* grad_x, const PoolPlanes& planes,
                             int64_t first, int64_t last);
+void window_max_2d_backward(const uint16_t* grad_y, const int64_t* indices, uint16_t* grad_x,
+                            const PoolPlanes& planes, int64_t first, int64_t last);
 
 }  // namespace trainer

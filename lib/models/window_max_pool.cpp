@@ -1,5 +1,7 @@
 #include "models/window_max_pool.h"
 
+#include <type_traits>
+
 #include "intra_op/intra_op.h"
 #include "models/window_max_kernel.h"
 
@@ -18,6 +20,27 @@ PoolRows rows_of(c10::IntArrayRef sizes, int64_t window) {
   return rows;
 }
 
+// The loops' element type for a tensor's dtype: float32 as float, bf16 as
+// its 16 bits. Calls act(T{}) with it.
+template <typename Act>
+void with_element_type(torch::ScalarType dtype, Act&& act) {
+  if (dtype == torch::kBFloat16)
+    act(uint16_t{});
+  else
+    act(float{});
+}
+
+template <typename T>
+T* elements(const torch::Tensor& t) {
+  if constexpr (std::is_same_v<T, float>)
+    return t.data_ptr<float>();
+  else
+    return reinterpret_cast<uint16_t*>(t.data_ptr<at::BFloat16>());
+}
+
+// Whether the loops take this dtype.
+bool loops_take(torch::ScalarType dtype) { return dtype == torch::kFloat || dtype == torch::kBFloat16; }
+
 // Rows a thread takes at a time: LibTorch's grain, in elements.
 int64_t grain(const PoolRows& rows) { return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, rows.length)); }
 
@@ -30,10 +53,13 @@ torch::Tensor pool(const torch::Tensor& x, int64_t window, torch::Tensor* offset
     *offsets = torch::empty(sizes, x.options().dtype(torch::kUInt8));
     at = offsets->data_ptr<uint8_t>();
   }
-  const float* in = x.data_ptr<float>();
-  float* out = y.data_ptr<float>();
-  intra_op_chunks(0, x.size(0) * x.size(1), grain(rows),
-                  [&](int64_t first, int64_t last) { window_max_1d(in, out, at, rows, first, last); });
+  with_element_type(x.scalar_type(), [&](auto type) {
+    using T = decltype(type);
+    const T* in = elements<T>(x);
+    T* out = elements<T>(y);
+    intra_op_chunks(0, x.size(0) * x.size(1), grain(rows),
+                    [&](int64_t first, int64_t last) { window_max_1d(in, out, at, rows, first, last); });
+  });
   return y;
 }
 
@@ -53,11 +79,14 @@ struct WindowMaxPool1dFunction : torch::autograd::Function<WindowMaxPool1dFuncti
     const PoolRows rows = rows_of(sizes, ctx->saved_data["window"].toInt());
     const torch::Tensor grad_y = grads[0].contiguous();
     torch::Tensor grad_x = torch::empty(sizes, grad_y.options());
-    const float* g = grad_y.data_ptr<float>();
     const uint8_t* at = offsets.data_ptr<uint8_t>();
-    float* gx = grad_x.data_ptr<float>();
-    intra_op_chunks(0, sizes[0] * sizes[1], grain(rows),
-                    [&](int64_t first, int64_t last) { window_max_1d_backward(g, at, gx, rows, first, last); });
+    with_element_type(grad_y.scalar_type(), [&](auto type) {
+      using T = decltype(type);
+      const T* g = elements<T>(grad_y);
+      T* gx = elements<T>(grad_x);
+      intra_op_chunks(0, sizes[0] * sizes[1], grain(rows),
+                      [&](int64_t first, int64_t last) { window_max_1d_backward(g, at, gx, rows, first, last); });
+    });
     return {grad_x, torch::Tensor()};
   }
 };
@@ -92,13 +121,16 @@ struct WindowMaxPool2dFunction : torch::autograd::Function<WindowMaxPool2dFuncti
     planes.out_h = indices.size(2);
     planes.out_w = indices.size(3);
     planes.channels_last = format == torch::MemoryFormat::ChannelsLast;
-    const float* g = grad_y.data_ptr<float>();
     const int64_t* index = indices.data_ptr<int64_t>();
-    float* gx = grad_x.data_ptr<float>();
     const int64_t row_elements = planes.width * (planes.channels_last ? planes.channels : 1);
-    intra_op_chunks(0, window_max_2d_rows(planes),
-                    std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_elements)),
-                    [&](int64_t first, int64_t last) { window_max_2d_backward(g, index, gx, planes, first, last); });
+    with_element_type(grad_y.scalar_type(), [&](auto type) {
+      using T = decltype(type);
+      const T* g = elements<T>(grad_y);
+      T* gx = elements<T>(grad_x);
+      intra_op_chunks(0, window_max_2d_rows(planes),
+                      std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_elements)),
+                      [&](int64_t first, int64_t last) { window_max_2d_backward(g, index, gx, planes, first, last); });
+    });
     return {grad_x, torch::Tensor(), torch::Tensor()};
   }
 };
@@ -115,7 +147,7 @@ WindowMaxPool1dImpl::WindowMaxPool1dImpl(int64_t window) : window_(window) {
 }
 
 torch::Tensor WindowMaxPool1dImpl::forward(const torch::Tensor& x) {
-  const bool fits = x.device().is_cpu() && x.scalar_type() == torch::kFloat && x.dim() == 3 && x.is_contiguous() &&
+  const bool fits = x.device().is_cpu() && loops_take(x.scalar_type()) && x.dim() == 3 && x.is_contiguous() &&
                     x.size(2) >= window_;
   if (!fits) return torch::max_pool1d(x, window_);
   if (torch::GradMode::is_enabled() && x.requires_grad()) return WindowMaxPool1dFunction::apply(x, window_);
@@ -130,7 +162,7 @@ WindowMaxPool2dImpl::WindowMaxPool2dImpl(int64_t window_h, int64_t window_w)
     : window_h_(window_h), window_w_(window_w) {}
 
 torch::Tensor WindowMaxPool2dImpl::forward(const torch::Tensor& x) {
-  const bool fits = x.device().is_cpu() && x.scalar_type() == torch::kFloat && x.dim() == 4 &&
+  const bool fits = x.device().is_cpu() && loops_take(x.scalar_type()) && x.dim() == 4 &&
                     x.size(2) >= window_h_ && x.size(3) >= window_w_ && torch::GradMode::is_enabled() &&
                     x.requires_grad();
   // Without a backward to come (validation, or another dtype or device) it

@@ -1,6 +1,7 @@
 #pragma once
 // Max pools whose windows tile the input (stride = window, no padding), as
-// modules: float32 CPU inputs go through window_max_kernel's one-pass loops,
+// modules: float32 and bf16 CPU inputs go through window_max_kernel's
+// one-pass loops (bf16 is what CPU autocast hands a pool after a convolution),
 // anything else (other dtypes, GPUs, strided inputs) through LibTorch's pool.
 // Values and gradients equal LibTorch's. The 1-D pool holds one byte per
 // output for the backward where LibTorch holds an int64. The 2-D pool keeps

@@ -14,9 +14,9 @@ namespace {
 // Values from a few integers, so that windows hold ties, plus -inf and NaN
 // at fixed places: the cases where "which element is the max" is decided by
 // the rule and not by the data.
-torch::Tensor awkward_input(const std::vector<int64_t>& sizes) {
+torch::Tensor awkward_input(const std::vector<int64_t>& sizes, torch::ScalarType dtype = torch::kFloat) {
   torch::manual_seed(5);
-  auto x = torch::randint(-3, 4, sizes).to(torch::kFloat);
+  auto x = torch::randint(-3, 4, sizes).to(dtype);
   auto flat = x.view(-1);
   const float inf = std::numeric_limits<float>::infinity();
   flat[0] = -inf;
@@ -38,17 +38,20 @@ bool same_values(const torch::Tensor& a, const torch::Tensor& b) {
 void check_same_pool(const torch::Tensor& ours_in, const torch::Tensor& ours, const torch::Tensor& theirs_in,
                      const torch::Tensor& theirs) {
   REQUIRE(ours.sizes() == theirs.sizes());
+  // Ours, not LibTorch's pool handed the input.
+  CHECK_THAT(ours.grad_fn()->name(), Catch::Contains("WindowMaxPool"));
   CHECK(same_values(ours, theirs));
-  const auto grad = torch::randn(ours.sizes());
+  const auto grad = torch::randn(ours.sizes()).to(ours.scalar_type());
   ours.backward(grad);
   theirs.backward(grad);
   CHECK(torch::equal(ours_in.grad(), theirs_in.grad()));
   CHECK(ours_in.grad().abs().sum().item<float>() > 0);
 }
 
-void check_against_libtorch(const std::vector<int64_t>& sizes, int64_t window) {
-  INFO("input " << c10::IntArrayRef(sizes) << ", window " << window);
-  const auto ours_in = awkward_input(sizes);
+void check_against_libtorch(const std::vector<int64_t>& sizes, int64_t window,
+                            torch::ScalarType dtype = torch::kFloat) {
+  INFO("input " << c10::IntArrayRef(sizes) << ", window " << window << ", " << dtype);
+  const auto ours_in = awkward_input(sizes, dtype);
   const auto theirs_in = ours_in.detach().clone().requires_grad_(true);
   WindowMaxPool1d pool(window);
   const auto theirs = torch::max_pool1d(theirs_in, window);
@@ -66,6 +69,20 @@ TEST_CASE("WindowMaxPool1d's values and gradients equal LibTorch's max pool", "[
   check_against_libtorch({3, 5, 31}, 3);
   check_against_libtorch({2, 2, 9}, 9);
   check_against_libtorch({40, 64, 300}, 2);  // large enough to be split among threads
+}
+
+TEST_CASE("WindowMaxPool1d's bf16 values and gradients equal LibTorch's bf16 max pool", "[models][pool]") {
+  // What CPU autocast hands the pool after a bf16 convolution.
+  check_against_libtorch({4, 6, 296}, 2, torch::kBFloat16);
+  check_against_libtorch({3, 5, 147}, 2, torch::kBFloat16);
+  check_against_libtorch({3, 5, 31}, 3, torch::kBFloat16);
+  check_against_libtorch({40, 64, 300}, 2, torch::kBFloat16);
+  // Values bf16 cannot tell from their neighbours in float32 terms: the
+  // comparison is of the bf16 values themselves.
+  const auto fine = (torch::randn({2, 3, 64}) * 1000).to(torch::kBFloat16).requires_grad_(true);
+  const auto theirs_in = fine.detach().clone().requires_grad_(true);
+  check_same_pool(fine, WindowMaxPool1d(4)(fine), theirs_in, torch::max_pool1d(theirs_in, 4));
+  CHECK(WindowMaxPool1d(2)(fine).scalar_type() == torch::kBFloat16);
 }
 
 TEST_CASE("WindowMaxPool1d hands what its loops do not take to LibTorch", "[models][pool]") {
@@ -110,10 +127,10 @@ TEST_CASE("1-D max pools that tile their input are built as WindowMaxPool1d", "[
 namespace {
 
 void check_2d_against_libtorch(const std::vector<int64_t>& sizes, int64_t window_h, int64_t window_w,
-                               bool channels_last) {
+                               bool channels_last, torch::ScalarType dtype = torch::kFloat) {
   INFO("input " << c10::IntArrayRef(sizes) << ", window " << window_h << "x" << window_w
-                << (channels_last ? ", channels-last" : ", NCHW"));
-  auto base = awkward_input(sizes).detach();
+                << (channels_last ? ", channels-last" : ", NCHW") << ", " << dtype);
+  auto base = awkward_input(sizes, dtype).detach();
   if (channels_last)  // fresh channels-last strides, as Model::in_channels_last makes them
     base = torch::empty(base.sizes(), base.options().memory_format(torch::MemoryFormat::ChannelsLast)).copy_(base);
   const auto ours_in = base.clone().requires_grad_(true);
@@ -137,6 +154,15 @@ TEST_CASE("WindowMaxPool2d's values and gradients equal LibTorch's max pool", "[
     check_2d_against_libtorch({1, 2, 3, 600}, 1, 300, channels_last);  // wider than the 1-D pool's widest
     check_2d_against_libtorch({2, 1, 10, 9}, 2, 3, channels_last);    // one channel: both layouts alike
     check_2d_against_libtorch({64, 20, 28, 28}, 2, 2, channels_last);  // large enough to be split among threads
+  }
+}
+
+TEST_CASE("WindowMaxPool2d's bf16 values and gradients equal LibTorch's bf16 max pool", "[models][pool]") {
+  for (const bool channels_last : {false, true}) {
+    check_2d_against_libtorch({6, 20, 28, 28}, 2, 2, channels_last, torch::kBFloat16);
+    check_2d_against_libtorch({3, 5, 15, 13}, 2, 2, channels_last, torch::kBFloat16);
+    check_2d_against_libtorch({2, 3, 11, 12}, 3, 2, channels_last, torch::kBFloat16);
+    check_2d_against_libtorch({64, 20, 28, 28}, 2, 2, channels_last, torch::kBFloat16);
   }
 }
 
