@@ -116,3 +116,73 @@ TEST_CASE("NAdam's fused pass over float32 parameters matches its tensor operati
     }
   }
 }
+
+namespace {
+
+// NAdam with its passes against NAdam with tensor operations alone, over 20
+// steps of three parameters made by `make` (with and without weight decay):
+// the same values within `tolerance` of the largest, and every update taken
+// by a pass.
+void check_passes_match_tensor_operations(const std::function<torch::Tensor(std::vector<int64_t>)>& make,
+                                          double tolerance) {
+  for (const double weight_decay : {0.0, 0.01}) {
+    torch::manual_seed(11);
+    std::vector<torch::Tensor> passed = {make({7}), make({300, 257}), make({6, 5, 4, 3})};
+    std::vector<torch::Tensor> apart, start;
+    for (auto& p : passed) {
+      start.push_back(p.clone());
+      apart.push_back(p.clone().requires_grad_(true));
+      p.requires_grad_(true);
+    }
+    const auto options = NAdamOptions(0.01).weight_decay(weight_decay);
+    NAdam with_passes(passed, options), plain(apart, options);
+    plain.set_fused(false);
+    for (int step = 1; step <= 20; ++step) {
+      for (size_t i = 0; i < passed.size(); ++i) {
+        const auto grad = torch::randn_like(passed[i]) + 0.1 * step;
+        passed[i].mutable_grad() = grad.clone();
+        apart[i].mutable_grad() = grad.clone();
+      }
+      with_passes.step();
+      plain.step();
+    }
+    CHECK(with_passes.fused_updates() == 60);
+    CHECK(plain.fused_updates() == 0);
+    for (size_t i = 0; i < passed.size(); ++i) {
+      INFO("weight decay " << weight_decay << ", parameter " << i);
+      const auto difference = (passed[i] - apart[i]).abs().max().item<double>();
+      const auto moved = (apart[i] - start[i]).abs().max().item<double>();
+      CHECK(difference <= tolerance * std::max(1.0, apart[i].abs().max().item<double>()));
+      CHECK(moved > 0.01);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("NAdam's multi-tensor pass matches its tensor operations", "[train][nadam]") {
+  // What the CPU loop does not take (float64, a transposed view) goes with
+  // GPU parameters through the multi-tensor pass; on a CPU LibTorch runs
+  // its operations one by one. The intermediate tensors it makes may be laid
+  // out otherwise than the per-tensor path's, which can send a float32
+  // operation through LibTorch's other (scalar or vector) loop: an ulp or
+  // two apart.
+  check_passes_match_tensor_operations(
+      [](std::vector<int64_t> sizes) {
+        if (sizes.size() == 2) return torch::randn({sizes[1], sizes[0]}).t();  // strided
+        return torch::randn(sizes, torch::kFloat64);
+      },
+      1e-6);
+}
+
+TEST_CASE("GPU: NAdam's multi-tensor pass matches its tensor operations", "[train][nadam][gpu]") {
+  if (!torch::cuda::is_available()) {
+    WARN("SKIPPED: needs a CUDA GPU");
+    return;
+  }
+  // The same operations in the same order; the multi-tensor kernels may
+  // contract a multiply-add the per-tensor ones round twice.
+  check_passes_match_tensor_operations(
+      [](std::vector<int64_t> sizes) { return torch::randn(sizes, torch::TensorOptions().device(torch::kCUDA)); },
+      1e-6);
+}
