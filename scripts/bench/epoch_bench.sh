@@ -14,6 +14,8 @@
 #   reuters21578/, else only Fashion-MNIST runs)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/lib/reference_run.sh
+source scripts/lib/reference_run.sh
 threads=${1:-$(nproc)}
 epochs=${2:-2}
 repeats=${3:-3}
@@ -39,11 +41,7 @@ if [ -d "$corpus" ]; then experiments+=(reuters_conv1d); else echo "no $corpus: 
 last_line() { tail -1 | awk '{print $2}'; }  # train seconds of the last epoch line
 
 trainer_seconds() {  # $1 experiment, $2 repeat -> "train_seconds rest_of_epoch_share"
-  local extra=()
-  [ "$1" = reuters_conv1d ] && extra=(--set "data.path=$corpus")
-  build/trainer run "configs/$1.yaml" --quiet --log-level warn --set "cpu_threads=$threads" \
-    --set "train.epochs=$epochs" --set "log.dir=$out/runs" --set "log.run_name=bench$2" \
-    --set log.tensorboard=false "${extra[@]}" >/dev/null
+  reference_run build/trainer "$1" "$out/runs" "bench$2" --set "cpu_threads=$threads" --set "train.epochs=$epochs"
   # The training steps, and the share of the epoch spent outside them
   # (validation, the checkpoint, the logs).
   scripts/bench/last_epoch.py "$out/runs/$1/bench$2/metrics.jsonl" train_seconds epoch_seconds |

@@ -18,6 +18,8 @@
 #   (defaults: build-gpu/trainer python3 2 2)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
+# shellcheck source=scripts/lib/reference_run.sh
+source scripts/lib/reference_run.sh
 trainer=${1:-build-gpu/trainer}
 python=${2:-python3}
 repeats=${3:-2}
@@ -41,11 +43,8 @@ for case in 10000x100x100000:fp32 8192x8192x8192:fp32 8192x8192x8192:bf16; do
 done
 
 trainer_epoch() {  # $1 experiment, $2 precision, $3 repeat -> last epoch's training seconds
-  local extra=()
-  [ "$1" = reuters_conv1d ] && extra=(--set "data.path=$data/reuters21578")
-  "$trainer" run "configs/$1.yaml" --quiet --log-level warn --set devices=gpu:0 --set "precision=$2" \
-    --set "train.epochs=$epochs" --set "log.dir=$out/runs" --set "log.run_name=$2-$3" \
-    --set log.tensorboard=false "${extra[@]}" >/dev/null || { echo failed; return; }
+  reference_run "$trainer" "$1" "$out/runs" "$2-$3" --set devices=gpu:0 --set "precision=$2" \
+    --set "train.epochs=$epochs" || { echo failed; return; }
   "$python" scripts/bench/last_epoch.py "$out/runs/$1/$2-$3/metrics.jsonl" train_seconds val_accuracy |
     awk '{ printf "%.3f %.4f\n", $1, $2 }'
 }

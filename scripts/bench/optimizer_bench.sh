@@ -8,6 +8,8 @@
 #   (after scripts/build.sh; needs TRAINER_DATA_DIR holding reuters21578/)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/lib/reference_run.sh
+source scripts/lib/reference_run.sh
 threads=${1:-$(nproc)}
 repeats=${2:-3}
 epochs=${3:-2}
@@ -17,9 +19,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 run() {  # fused(true|false) repeat -> "train_seconds optimizer_share"
-  build/trainer run configs/reuters_conv1d.yaml --quiet --log-level warn --set "data.path=$corpus" \
-    --set "cpu_threads=$threads" --set "train.epochs=$epochs" --set "optimizer.fused=$1" \
-    --set log.tensorboard=false --set "log.dir=$out" --set "log.run_name=$1-$2" >/dev/null
+  reference_run build/trainer reuters_conv1d "$out" "$1-$2" --set "cpu_threads=$threads" \
+    --set "train.epochs=$epochs" --set "optimizer.fused=$1"
   scripts/bench/last_epoch.py "$out/reuters_conv1d/$1-$2/metrics.jsonl" train_seconds optimizer_seconds/train_seconds
 }
 

@@ -13,16 +13,15 @@
 #   PYTHON=PATH: the Python that reads the trace (default /usr/bin/python3)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/lib/reference_run.sh
+source scripts/lib/reference_run.sh
 experiment=${1:-fashion_mnist_cnn}
 threads=${2:-$(nproc)}
 steps=${3:-50}
 shift $(($# < 3 ? $# : 3))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-extra=()
-[ "$experiment" = reuters_conv1d ] && extra=(--set "data.path=${TRAINER_DATA_DIR:-}/reuters21578")
-"${TRAINER:-build/trainer}" run "configs/$experiment.yaml" --quiet --log-level warn --set "cpu_threads=$threads" \
-  --set train.epochs=2 --set "train.profile={epoch: 2, steps: $steps}" --set log.tensorboard=false \
-  --set "log.dir=$out" --set log.run_name=profile "${extra[@]}" "$@" >/dev/null
+reference_run "${TRAINER:-build/trainer}" "$experiment" "$out" profile --set "cpu_threads=$threads" \
+  --set train.epochs=2 --set "train.profile={epoch: 2, steps: $steps}" "$@"
 echo "$experiment, $threads threads, epoch 2:"
 "${PYTHON:-/usr/bin/python3}" scripts/bench/profile_top_ops.py "$out/$experiment/profile/profile-2.json" 12
