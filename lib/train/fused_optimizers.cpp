@@ -1,6 +1,7 @@
 #include "train/fused_optimizers.h"
 
 #include <cmath>
+#include <optional>
 
 #include "train/adam_kernel.h"
 #include "train/fused_pass.h"
@@ -79,6 +80,64 @@ int64_t adam_step(torch::optim::Optimizer& optimizer, bool decoupled) {
       });
       ++updates;
     }
+  }
+  return updates;
+}
+
+// Whether Adam's multi-tensor step takes these parameters: what the loop
+// does not take (GPU parameters above all), as long as the gradients are
+// dense and AMSGrad is off.
+template <typename Options>
+bool adam_multi_tensor_fits(torch::optim::Optimizer& optimizer) {
+  for (auto& group : optimizer.param_groups()) {
+    if (static_cast<const Options&>(group.options()).amsgrad()) return false;
+    for (auto& param : group.params())
+      if (param.grad().defined() && param.grad().is_sparse()) return false;
+  }
+  return true;
+}
+
+// One step of Adam (decoupled: AdamW) with each tensor operation of
+// LibTorch's step run once for all of a group's parameters (_foreach_: on a
+// GPU a few kernel launches in all rather than about eight per parameter).
+// The operations and their order are the base class's.
+template <typename State, typename Options>
+int64_t adam_multi_tensor_step(torch::optim::Optimizer& optimizer, bool decoupled) {
+  int64_t updates = 0;
+  for (auto& group : optimizer.param_groups()) {
+    const auto& options = static_cast<const Options&>(group.options());
+    const double lr = options.lr(), decay = options.weight_decay();
+    const double beta1 = std::get<0>(options.betas()), beta2 = std::get<1>(options.betas());
+    std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs;
+    std::vector<c10::Scalar> sqrt_bias_corrections2, steps;
+    for (auto& param : group.params()) {
+      if (!param.grad().defined()) continue;
+      auto& state = adam_state<State>(optimizer, param);
+      state.step(state.step() + 1);
+      const auto step = static_cast<double>(state.step());
+      params.push_back(param);
+      grads.push_back(param.grad());
+      exp_avgs.push_back(state.exp_avg());
+      exp_avg_sqs.push_back(state.exp_avg_sq());
+      sqrt_bias_corrections2.emplace_back(std::sqrt(1 - std::pow(beta2, step)));
+      steps.emplace_back(-(lr / (1 - std::pow(beta1, step))));
+    }
+    if (params.empty()) continue;
+    if (decay != 0) {
+      if (decoupled)
+        at::_foreach_mul_(params, 1 - lr * decay);
+      else
+        grads = at::_foreach_add(grads, params, decay);
+    }
+    at::_foreach_mul_(exp_avgs, beta1);
+    at::_foreach_add_(exp_avgs, grads, 1 - beta1);
+    at::_foreach_mul_(exp_avg_sqs, beta2);
+    at::_foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - beta2);
+    auto denoms = at::_foreach_sqrt(exp_avg_sqs);
+    at::_foreach_div_(denoms, sqrt_bias_corrections2);
+    at::_foreach_add_(denoms, options.eps());
+    at::_foreach_addcdiv_(params, exp_avgs, denoms, steps);
+    updates += static_cast<int64_t>(params.size());
   }
   return updates;
 }
@@ -214,53 +273,67 @@ int64_t adagrad_step(torch::optim::Optimizer& optimizer) {
   return updates;
 }
 
-// Evaluates the closure, then steps every parameter through the loops or,
-// when one of them does not fit, all through the base class.
-template <typename Base, typename Fits, typename Update>
+// Evaluates the closure, then steps every parameter through the first of
+// the optimizer's own passes that takes them all (`pass`: the number of
+// updates it made, nothing when it does not fit), else through the base
+// class.
+template <typename Base, typename Pass>
 torch::Tensor fused_or_base(Base& optimizer, const torch::optim::Optimizer::LossClosure& closure, bool fused,
-                            int64_t& updates, Fits fits, Update update) {
+                            int64_t& updates, Pass pass) {
   torch::NoGradGuard no_grad;
   torch::Tensor loss = evaluate(closure);
-  if (fused && fits())
-    updates += update();
+  const std::optional<int64_t> made = fused ? pass() : std::nullopt;
+  if (made)
+    updates += *made;
   else
     optimizer.Base::step(nullptr);
   return loss;
 }
 
+// Adam and AdamW: the loop where every parameter fits it, else the
+// multi-tensor step, else (AMSGrad, sparse gradients) nothing.
+template <typename State, typename Options>
+std::optional<int64_t> adam_pass(torch::optim::Optimizer& optimizer, bool decoupled) {
+  if (adam_fits<State, Options>(optimizer)) return adam_step<State, Options>(optimizer, decoupled);
+  if (adam_multi_tensor_fits<Options>(optimizer)) return adam_multi_tensor_step<State, Options>(optimizer, decoupled);
+  return std::nullopt;
+}
+
 }  // namespace
 
 torch::Tensor FusedAdam::step(LossClosure closure) {
-  using State = torch::optim::AdamParamState;
-  using Options = torch::optim::AdamOptions;
-  return fused_or_base<torch::optim::Adam>(
-      *this, closure, fused_, fused_updates_, [this] { return adam_fits<State, Options>(*this); },
-      [this] { return adam_step<State, Options>(*this, /*decoupled=*/false); });
+  return fused_or_base<torch::optim::Adam>(*this, closure, fused_, fused_updates_, [this] {
+    return adam_pass<torch::optim::AdamParamState, torch::optim::AdamOptions>(*this, /*decoupled=*/false);
+  });
 }
 
 torch::Tensor FusedAdamW::step(LossClosure closure) {
-  using State = torch::optim::AdamWParamState;
-  using Options = torch::optim::AdamWOptions;
-  return fused_or_base<torch::optim::AdamW>(
-      *this, closure, fused_, fused_updates_, [this] { return adam_fits<State, Options>(*this); },
-      [this] { return adam_step<State, Options>(*this, /*decoupled=*/true); });
+  return fused_or_base<torch::optim::AdamW>(*this, closure, fused_, fused_updates_, [this] {
+    return adam_pass<torch::optim::AdamWParamState, torch::optim::AdamWOptions>(*this, /*decoupled=*/true);
+  });
 }
 
 torch::Tensor FusedSGD::step(LossClosure closure) {
-  return fused_or_base<torch::optim::SGD>(*this, closure, fused_, fused_updates_, [this] { return sgd_fits(*this); },
-                                          [this] { return sgd_step(*this); });
+  return fused_or_base<torch::optim::SGD>(*this, closure, fused_, fused_updates_, [this]() -> std::optional<int64_t> {
+    if (!sgd_fits(*this)) return std::nullopt;
+    return sgd_step(*this);
+  });
 }
 
 torch::Tensor FusedRMSprop::step(LossClosure closure) {
   return fused_or_base<torch::optim::RMSprop>(*this, closure, fused_, fused_updates_,
-                                              [this] { return rmsprop_fits(*this); },
-                                              [this] { return rmsprop_step(*this); });
+                                              [this]() -> std::optional<int64_t> {
+                                                if (!rmsprop_fits(*this)) return std::nullopt;
+                                                return rmsprop_step(*this);
+                                              });
 }
 
 torch::Tensor FusedAdagrad::step(LossClosure closure) {
   return fused_or_base<torch::optim::Adagrad>(*this, closure, fused_, fused_updates_,
-                                              [this] { return adagrad_fits(*this); },
-                                              [this] { return adagrad_step(*this); });
+                                              [this]() -> std::optional<int64_t> {
+                                                if (!adagrad_fits(*this)) return std::nullopt;
+                                                return adagrad_step(*this);
+                                              });
 }
 
 }  // namespace trainer

@@ -4,9 +4,13 @@
 // its elements (adam_kernel, root_mean_square_kernel) instead of four to
 // seven tensor operations. The options,
 // the state and what save() writes are the base class's, so checkpoints
-// move freely between the fused and the plain optimizers. A parameter group
-// the loops cannot take (a GPU, double, a strided view, AMSGrad) steps
-// through the base class, as does an RMSprop with momentum or centered.
+// move freely between the fused and the plain optimizers. Adam and AdamW
+// step parameters their loop cannot take (GPU parameters, double, a strided
+// view) with LibTorch's multi-tensor operations: each of the step's tensor
+// operations once for all parameters. Otherwise what the loops cannot take
+// (AMSGrad, sparse gradients, any GPU parameter of the other optimizers)
+// steps through the base class, as does an RMSprop with momentum or
+// centered.
 #include <torch/torch.h>
 
 #include "train/fused_switch.h"

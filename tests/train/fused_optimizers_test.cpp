@@ -119,11 +119,12 @@ TEST_CASE("A fused optimizer's state continues in the plain one and back", "[tra
 }
 
 TEST_CASE("A fused optimizer steps parameters its loop cannot take through LibTorch", "[train][optimizer]") {
-  // Double parameters: the base class steps them.
+  // Double parameters: the base class steps them (SGD), or for Adam the
+  // multi-tensor step, which on a CPU runs LibTorch's operations one by one.
   auto doubles = torch::randn({5}, torch::kFloat64).requires_grad_(true);
   auto reference = doubles.detach().clone().requires_grad_(true);
-  FusedAdam fused({doubles}, torch::optim::AdamOptions(0.01));
-  torch::optim::Adam plain({reference}, torch::optim::AdamOptions(0.01));
+  FusedSGD fused({doubles}, torch::optim::SGDOptions(0.01).momentum(0.9));
+  torch::optim::SGD plain({reference}, torch::optim::SGDOptions(0.01).momentum(0.9));
   for (int step = 0; step < 3; ++step) {
     doubles.mutable_grad() = torch::ones_like(doubles) * step;
     reference.mutable_grad() = torch::ones_like(reference) * step;
@@ -132,6 +133,61 @@ TEST_CASE("A fused optimizer steps parameters its loop cannot take through LibTo
   }
   CHECK(fused.fused_updates() == 0);
   CHECK(torch::equal(doubles, reference));
+}
+
+namespace {
+
+// Adam and AdamW with their multi-tensor step, over parameters made by
+// `make`, against LibTorch's own Adam and AdamW: 20 steps, then the same
+// values within `tolerance` of the largest.
+void check_multi_tensor_adam(const std::function<torch::Tensor(std::vector<int64_t>)>& make, float tolerance) {
+  namespace optim = torch::optim;
+  const std::vector<std::pair<std::string, MakeOptimizer>> adams = {
+      {"adam", maker<FusedAdam>(optim::AdamOptions(0.01))},
+      {"adam, L2 decay", maker<FusedAdam>(optim::AdamOptions(0.01).weight_decay(0.01).eps(1e-7))},
+      {"adamw", maker<FusedAdamW>(optim::AdamWOptions(0.01).weight_decay(0.05))},
+  };
+  for (const auto& [name, make_optimizer] : adams) {
+    INFO(name);
+    torch::manual_seed(11);
+    const std::vector<torch::Tensor> start = {make({7}), make({300, 257}), make({6, 5, 4, 3})};
+    auto multi_params = trainable_copies(start), plain_params = trainable_copies(start);
+    auto multi = make_optimizer(multi_params, true), plain = make_optimizer(plain_params, false);
+    train(*multi, multi_params, 1, 20);
+    train(*plain, plain_params, 1, 20);
+    CHECK(fused_updates(*multi) == 60);
+    for (size_t i = 0; i < start.size(); ++i) {
+      INFO("parameter " << i);
+      const auto difference = (multi_params[i] - plain_params[i]).abs().max().item<double>();
+      CHECK(difference <= tolerance * std::max(1.0, plain_params[i].abs().max().item<double>()));
+      CHECK((plain_params[i] - start[i]).abs().max().item<double>() > 0.01);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Adam and AdamW step what their loop cannot take with multi-tensor operations", "[train][optimizer]") {
+  // float64 and a strided view: LibTorch's operations one by one on a
+  // CPU; an ulp or two where an intermediate's layout sends a float32
+  // operation through LibTorch's other (scalar or vector) loop.
+  check_multi_tensor_adam(
+      [](std::vector<int64_t> sizes) {
+        if (sizes.size() == 2)  // every other column: not dense, so not the loop's
+          return torch::randn({sizes[0], 2 * sizes[1]}).slice(1, 0, 2 * sizes[1], 2);
+        return torch::randn(sizes, torch::kFloat64);
+      },
+      2e-6f);
+}
+
+TEST_CASE("GPU: Adam and AdamW's multi-tensor step matches LibTorch's", "[train][optimizer][gpu]") {
+  if (!torch::cuda::is_available()) {
+    WARN("SKIPPED: needs a CUDA GPU");
+    return;
+  }
+  check_multi_tensor_adam(
+      [](std::vector<int64_t> sizes) { return torch::randn(sizes, torch::TensorOptions().device(torch::kCUDA)); },
+      2e-6f);
 }
 
 TEST_CASE("RMSprop with momentum or centered steps through LibTorch", "[train][optimizer]") {
