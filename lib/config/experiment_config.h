@@ -294,7 +294,8 @@ struct OptimizerConfig {
     v("fused", fused,
       "Update each float32 CPU parameter in one pass over its elements instead of four to eight tensor "
       "operations (the same arithmetic; within float rounding of them), every optimizer (rmsprop: without "
-      "momentum, not centered). false: the tensor operations.");
+      "momentum, not centered); nadam, adam and adamw on GPUs: each tensor operation once for all parameters "
+      "(multi-tensor). false: the tensor operations, parameter by parameter.");
     v("schedule", schedule, "Learning-rate schedule, evaluated every step.");
   }
 };
