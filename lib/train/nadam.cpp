@@ -104,7 +104,7 @@ torch::Tensor NAdam::step(LossClosure closure) {
   }
   for (auto& group : param_groups_) {
     const auto& options = static_cast<const NAdamOptions&>(group.options());
-    MultiTensorUpdate on_gpus;
+    MultiTensorUpdate together;
     for (auto& param : group.params()) {
       if (!param.grad().defined()) continue;
       auto grad = param.grad();
@@ -146,7 +146,7 @@ torch::Tensor NAdam::step(LossClosure closure) {
         continue;
       }
       if (fused_ && !grad.is_sparse()) {  // GPUs, and what the CPU loop does not take
-        on_gpus.add(param, grad, state, bias_correction2, gradient_step, momentum_step);
+        together.add(param, grad, state, bias_correction2, gradient_step, momentum_step);
         ++fused_updates_;
         continue;
       }
@@ -157,7 +157,7 @@ torch::Tensor NAdam::step(LossClosure closure) {
       param.addcdiv_(grad, denom, gradient_step);
       param.addcdiv_(state.exp_avg(), denom, momentum_step);
     }
-    on_gpus.run(options);
+    together.run(options);
   }
   return loss;
 }
