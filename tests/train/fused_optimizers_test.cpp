@@ -3,6 +3,7 @@
 #include <functional>
 #include <sstream>
 
+#include "train/parameter_makers.h"
 #include "train/fused_optimizers.h"
 
 using namespace trainer;
@@ -140,7 +141,7 @@ namespace {
 // Adam and AdamW with their multi-tensor step, over parameters made by
 // `make`, against LibTorch's own Adam and AdamW: 20 steps, then the same
 // values within `tolerance` of the largest.
-void check_multi_tensor_adam(const std::function<torch::Tensor(std::vector<int64_t>)>& make, float tolerance) {
+void check_multi_tensor_adam(const std::function<torch::Tensor(const std::vector<int64_t>&)>& make, float tolerance) {
   namespace optim = torch::optim;
   const std::vector<std::pair<std::string, MakeOptimizer>> adams = {
       {"adam", maker<FusedAdam>(optim::AdamOptions(0.01))},
@@ -171,13 +172,7 @@ TEST_CASE("Adam and AdamW step what their loop cannot take with multi-tensor ope
   // float64 and a strided view: LibTorch's operations one by one on a
   // CPU; an ulp or two where an intermediate's layout sends a float32
   // operation through LibTorch's other (scalar or vector) loop.
-  check_multi_tensor_adam(
-      [](std::vector<int64_t> sizes) {
-        if (sizes.size() == 2)  // every other column: not dense, so not the loop's
-          return torch::randn({sizes[0], 2 * sizes[1]}).slice(1, 0, 2 * sizes[1], 2);
-        return torch::randn(sizes, torch::kFloat64);
-      },
-      2e-6f);
+  check_multi_tensor_adam(testing::off_the_cpu_loops, 2e-6f);
 }
 
 TEST_CASE("GPU: Adam and AdamW's multi-tensor step matches LibTorch's", "[train][optimizer][gpu]") {
@@ -185,9 +180,7 @@ TEST_CASE("GPU: Adam and AdamW's multi-tensor step matches LibTorch's", "[train]
     WARN("SKIPPED: needs a CUDA GPU");
     return;
   }
-  check_multi_tensor_adam(
-      [](std::vector<int64_t> sizes) { return torch::randn(sizes, torch::TensorOptions().device(torch::kCUDA)); },
-      2e-6f);
+  check_multi_tensor_adam(testing::on_the_gpu, 2e-6f);
 }
 
 TEST_CASE("RMSprop with momentum or centered steps through LibTorch", "[train][optimizer]") {

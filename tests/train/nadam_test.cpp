@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "test_paths.h"
+#include "train/parameter_makers.h"
 #include "train/nadam.h"
 
 using namespace trainer;
@@ -85,7 +86,7 @@ namespace {
 // steps of three parameters made by `make` (with and without weight decay):
 // the same values within `tolerance` of the largest, and every update taken
 // by a pass.
-void check_passes_match_tensor_operations(const std::function<torch::Tensor(std::vector<int64_t>)>& make,
+void check_passes_match_tensor_operations(const std::function<torch::Tensor(const std::vector<int64_t>&)>& make,
                                           double tolerance) {
   for (const double weight_decay : {0.0, 0.01}) {
     torch::manual_seed(11);
@@ -127,7 +128,7 @@ TEST_CASE("NAdam's fused pass over float32 parameters matches its tensor operati
   // float arithmetic in the same order; LibTorch's vector kernels may fuse
   // a multiply-add where the loop rounds twice.
   check_passes_match_tensor_operations(
-      [](std::vector<int64_t> sizes) {
+      [](const std::vector<int64_t>& sizes) {
         auto p = torch::randn(sizes);
         return sizes.size() == 4 ? p.contiguous(torch::MemoryFormat::ChannelsLast) : p;
       },
@@ -141,13 +142,7 @@ TEST_CASE("NAdam's multi-tensor pass matches its tensor operations", "[train][na
   // out otherwise than the per-tensor path's, which can send a float32
   // operation through LibTorch's other (scalar or vector) loop: an ulp or
   // two apart.
-  check_passes_match_tensor_operations(
-      [](std::vector<int64_t> sizes) {
-        if (sizes.size() == 2)  // every other column: not dense, so not the loop's
-          return torch::randn({sizes[0], 2 * sizes[1]}).slice(1, 0, 2 * sizes[1], 2);
-        return torch::randn(sizes, torch::kFloat64);
-      },
-      1e-6);
+  check_passes_match_tensor_operations(testing::off_the_cpu_loops, 1e-6);
 }
 
 TEST_CASE("GPU: NAdam's multi-tensor pass matches its tensor operations", "[train][nadam][gpu]") {
@@ -157,7 +152,5 @@ TEST_CASE("GPU: NAdam's multi-tensor pass matches its tensor operations", "[trai
   }
   // The same operations in the same order; the multi-tensor kernels may
   // contract a multiply-add the per-tensor ones round twice.
-  check_passes_match_tensor_operations(
-      [](std::vector<int64_t> sizes) { return torch::randn(sizes, torch::TensorOptions().device(torch::kCUDA)); },
-      1e-6);
+  check_passes_match_tensor_operations(testing::on_the_gpu, 1e-6);
 }
