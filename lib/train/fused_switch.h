@@ -8,10 +8,12 @@ namespace trainer {
 class FusedSwitch {
  public:
   // Dense float32 CPU parameters are updated in one fused pass each (and
-  // NAdam's GPU parameters in one multi-tensor pass for all); false: always
-  // the tensor operations (the reference the passes are tested against).
+  // NAdam's, Adam's and AdamW's GPU parameters in one multi-tensor pass for
+  // all); false: always the tensor operations (the reference the passes are
+  // tested against).
   void set_fused(bool fused) { fused_ = fused; }
-  // How many parameter updates took the fused pass (for the tests).
+  // How many parameter updates took a fused or multi-tensor pass (for the
+  // tests).
   int64_t fused_updates() const { return fused_updates_; }
 
  protected:
