@@ -14,11 +14,16 @@ struct TrainingBenchResult {
   std::string precision;
   int64_t batch_size = 0;
   int64_t steps = 0;  // measured, after the warm-up
-  StepTimes times;
+  StepTimes times;       // the phases' split (each phase waited for)
+  double wall_seconds = 0;  // the same steps left to run as a run runs them; 0: the phases' sum
   int64_t peak_memory_bytes = 0;
   int64_t memory_budget_bytes = 0;  // 0: none
   int64_t max_batch = 0;            // --find-max-batch; 0: not searched
-  double steps_per_second() const { return static_cast<double>(steps) / times.total(); }
+  // From the free-running steps where they were timed: on a GPU, waiting for
+  // each phase costs the overlap of host and device that a run has.
+  double steps_per_second() const {
+    return static_cast<double>(steps) / (wall_seconds > 0 ? wall_seconds : times.total());
+  }
   double samples_per_second() const { return steps_per_second() * static_cast<double>(batch_size); }
 };
 

@@ -14,7 +14,7 @@ namespace {
 const std::vector<std::string>& resumable_keys() {
   static const std::vector<std::string> keys{
       "train.epochs",         "train.checkpoint_every", "train.keep_checkpoints", "train.check_finite_every",
-      "train.valid_batch_size", "train.profile.",       "train.early_stopping.", "log.",                 "data.workers",           "data.prefetch",
+      "train.valid_batch_size", "train.profile.",       "train.early_stopping.", "log.",                 "data.workers",           "data.prefetch", "data.on_device", "gpu.",
       "cpu_threads",          "blas_threads",           "memory_limit",           "dist.timeout",
       "dist.connect_timeout"};
   return keys;

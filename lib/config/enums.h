@@ -41,6 +41,16 @@ template <> struct EnumTable<CacheMode> {
   static constexpr EnumName<CacheMode> entries[] = {{CacheMode::kMemory, "memory"}, {CacheMode::kNone, "none"}};
 };
 
+// Where a training set that fits is kept on a GPU run: on the device
+// (batches gathered there, no copies per step), in host memory (batches
+// copied to the device ahead of the step), or decided from the memory
+// budget (auto). CPU runs keep it where it is.
+enum class DataPlacement { kAuto, kDevice, kHost };
+template <> struct EnumTable<DataPlacement> {
+  static constexpr EnumName<DataPlacement> entries[] = {
+      {DataPlacement::kAuto, "auto"}, {DataPlacement::kDevice, "true"}, {DataPlacement::kHost, "false"}};
+};
+
 // Images brought to data.images.size: stretched (Keras's default), or
 // centre-cropped to its aspect ratio first (Keras's crop_to_aspect_ratio).
 enum class ResizeMode { kStretch, kCrop };

@@ -131,6 +131,7 @@ struct DataConfig {
   bool shuffle = true;
   int64_t workers = 1;
   int64_t prefetch = 4;
+  DataPlacement on_device = DataPlacement::kAuto;
   std::string validation_path;
   double validation_split = 0.2;
   BadFilePolicy on_bad_file = BadFilePolicy::kError;
@@ -189,6 +190,11 @@ struct DataConfig {
     v("shuffle", shuffle, "Reshuffle the training set every epoch (seeded by experiment.seed and epoch).");
     v("workers", workers, "Background threads that assemble batches.", int_in_range(1, 64));
     v("prefetch", prefetch, "Batches assembled ahead of the training step.", int_in_range(1, 1024));
+    v("on_device", on_device, "GPU runs: keep the training and validation tensors on the GPU and gather each batch "
+                              "there (true), keep them in host memory and copy each batch ahead of its step "
+                              "(false), or decide from the memory budget (auto: on the GPU when they take at most "
+                              "a quarter of it; the log says which). Data sets that make their samples as batches "
+                              "are assembled (image_pairs, image_degrade) stay in host memory.");
     v("validation_path", validation_path,
       "image_folder, image_pairs, image_degrade: the folder of validation images; tabular: a file of validation rows (for image_folder with the training "
       "folder's class subfolders); empty: validation_split of the training folder.");
@@ -230,6 +236,24 @@ inline bool has_real_targets(const DataConfig& data) {
   return has_image_targets(data) ||
          (data.dataset == DatasetKind::kTabular && data.tabular.task == TabularTask::kRegression);
 }
+
+// How a GPU computes: the cuDNN and TF32 switches PyTorch users set by hand.
+struct GpuConfig {
+  bool cudnn_benchmark = true;
+  bool tf32 = true;
+  bool channels_last = false;
+
+  template <class V> void visit_fields(V& v) {
+    v("cudnn_benchmark", cudnn_benchmark, "Let cuDNN time its algorithms for each new convolution shape and keep "
+                                          "the fastest (torch.backends.cudnn.benchmark): the shapes of a training "
+                                          "run repeat, so the first steps pay for every later one.");
+    v("tf32", tf32, "Convolutions in cuDNN may use TF32 on GPUs that have it (PyTorch's default; matrix products "
+                    "stay exact fp32, as in PyTorch); false: exact fp32 everywhere (docs/devices.md).");
+    v("channels_last", channels_last, "Image models in the channels-last layout on GPUs too (as on CPUs, where "
+                                      "oneDNN is fastest so); false: NCHW, which cuDNN ran faster on an H200 "
+                                      "(docs/performance.md).");
+  }
+};
 
 struct ModelConfig {
   InitScheme init = InitScheme::kKeras;
@@ -384,6 +408,7 @@ struct ExperimentConfig {
   LossScaleConfig loss_scale;
   int64_t cpu_threads = 0;
   int64_t blas_threads = 1;
+  GpuConfig gpu;
   DistConfig dist;
   LogConfig log;
 
@@ -412,6 +437,7 @@ struct ExperimentConfig {
       int_in_range(0, 1024));
     v("blas_threads", blas_threads, "Threads of an OpenBLAS under LibTorch's own; 1 avoids oversubscribing the "
                                     "cores (docs/devices.md).", int_in_range(1, 1024));
+    v("gpu", gpu, "GPU runs: cuDNN's algorithm search, TF32 and the image layout.");
     v("dist", dist, "Data-parallel training over several ranks: time-outs and gradient buckets.");
     v("log", log, "Run directory and console output.");
   }

@@ -14,22 +14,26 @@ LoaderOptions loader_options(const DataConfig& data) {
   return options;
 }
 
+std::vector<int64_t> batch_begins(int64_t samples, const LoaderOptions& options) {
+  std::vector<int64_t> begins{0};
+  if (options.batch_sizes.empty()) {
+    for (int64_t begin = options.batch_size; begin < samples; begin += options.batch_size) begins.push_back(begin);
+    if (samples > 0) begins.push_back(samples);
+  } else {
+    for (int64_t size : options.batch_sizes) begins.push_back(begins.back() + size);
+    if (begins.back() > samples) throw std::invalid_argument("BatchLoader: batch sizes exceed the order");
+  }
+  if (options.max_batches > 0 && static_cast<int64_t>(begins.size()) - 1 > options.max_batches)
+    begins.resize(static_cast<size_t>(options.max_batches) + 1);
+  return begins;
+}
+
 BatchLoader::BatchLoader(const TensorDataset& data, std::vector<int64_t> order, const LoaderOptions& options)
     : data_(data), order_(std::move(order)), options_(options) {
   if (!data_.inputs.is_contiguous() || !data_.labels.is_contiguous())
     throw std::invalid_argument("BatchLoader needs contiguous CPU tensors");
-  const auto samples = static_cast<int64_t>(order_.size());
-  batch_begins_.push_back(0);
-  if (options_.batch_sizes.empty()) {
-    for (int64_t begin = options_.batch_size; begin < samples; begin += options_.batch_size)
-      batch_begins_.push_back(begin);
-    if (samples > 0) batch_begins_.push_back(samples);
-  } else {
-    for (int64_t size : options_.batch_sizes) batch_begins_.push_back(batch_begins_.back() + size);
-    if (batch_begins_.back() > samples) throw std::invalid_argument("BatchLoader: batch sizes exceed the order");
-  }
+  batch_begins_ = batch_begins(static_cast<int64_t>(order_.size()), options_);
   batch_count_ = static_cast<int64_t>(batch_begins_.size()) - 1;
-  if (options_.max_batches > 0) batch_count_ = std::min(batch_count_, options_.max_batches);
   for (int64_t i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { work(); });
 }
 
@@ -47,10 +51,10 @@ namespace {
 // Rows `indices` of `source`, copied with memcpy on this thread. index_select
 // would parallelise the copy with OpenMP, and an OpenMP team started from a
 // loader thread keeps spinning on the cores the training step needs.
-torch::Tensor gather_rows(const torch::Tensor& source, const int64_t* indices, int64_t count) {
+torch::Tensor gather_rows(const torch::Tensor& source, const int64_t* indices, int64_t count, bool pinned) {
   auto sizes = source.sizes().vec();
   sizes[0] = count;
-  torch::Tensor out = torch::empty(sizes, source.options());
+  torch::Tensor out = torch::empty(sizes, source.options().pinned_memory(pinned));
   const size_t row_bytes = static_cast<size_t>(source.numel() / std::max<int64_t>(source.size(0), 1)) * source.element_size();
   const auto* from = static_cast<const char*>(source.data_ptr());
   auto* to = static_cast<char*>(out.data_ptr());
@@ -69,9 +73,11 @@ Batch BatchLoader::assemble(int64_t batch_index) const {
     const int64_t* all_ids = data_.inputs.data_ptr<int64_t>();
     for (size_t i = 0; i < ids.size(); ++i) ids[i] = all_ids[indices[i]];
     auto [inputs, targets] = data_.source->assemble(ids.data(), end - begin, options_.epoch);
+    if (options_.pin_memory) return {inputs.pin_memory(), targets.pin_memory()};
     return {std::move(inputs), std::move(targets)};
   }
-  return {gather_rows(data_.inputs, indices, end - begin), gather_rows(data_.labels, indices, end - begin)};
+  return {gather_rows(data_.inputs, indices, end - begin, options_.pin_memory),
+          gather_rows(data_.labels, indices, end - begin, options_.pin_memory)};
 }
 
 void BatchLoader::work() {

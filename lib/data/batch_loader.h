@@ -35,7 +35,15 @@ struct LoaderOptions {
   // Seeds the random choices of a data set that makes its samples (a
   // SampleSource): the training epoch, or 0 for validation's fixed samples.
   int64_t epoch = 0;
+  // Assemble batches in pinned (page-locked) memory, from which a GPU copies
+  // without the host waiting (BatchFeed). Needs a LibTorch with CUDA.
+  bool pin_memory = false;
 };
+
+// Where each batch starts in an order of `samples`, plus the end: the cut
+// BatchLoader and BatchFeed share (`options`' batch_size or batch_sizes,
+// then max_batches).
+std::vector<int64_t> batch_begins(int64_t samples, const LoaderOptions& options);
 
 // The experiment's loader settings (workers, prefetch); the caller says how
 // the batches are cut.

@@ -25,6 +25,14 @@ MemoryUsage device_memory_usage(const torch::Device& device) {
   return device.is_cuda() ? gpu_memory_usage(device.index()) : cpu_memory_usage();
 }
 
+int64_t gpu_budget_bytes(const torch::Device& device) {
+  if (!device.is_cuda()) return 0;
+  if (const int64_t budget = gpu_memory_usage(device.index()).budget_bytes; budget > 0) return budget;
+  for (const GpuInfo& gpu : query_gpus())
+    if (gpu.index == device.index()) return gpu.total_bytes;
+  return 0;
+}
+
 void reset_device_memory_peak(const torch::Device& device) {
   if (device.is_cuda()) reset_gpu_memory_peak(device.index());
   else reset_cpu_memory_peak();

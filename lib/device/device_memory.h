@@ -18,6 +18,9 @@ namespace trainer {
 std::string apply_memory_budget(const torch::Device& device, int64_t budget_bytes, const std::string& what_to_try);
 
 MemoryUsage device_memory_usage(const torch::Device& device);
+// What this rank may use of a GPU: its memory_limit, or else the whole card;
+// 0 for a CPU (whose memory is not this process's to plan).
+int64_t gpu_budget_bytes(const torch::Device& device);
 void reset_device_memory_peak(const torch::Device& device);
 
 // The caching allocator's c10::OutOfMemoryError, as ours (exit code 6):

@@ -34,7 +34,13 @@ RuntimeInfo configure_runtime(const ExperimentConfig& config, const torch::Devic
   }
   torch::set_num_threads(info.threads);
   info.blas = limit_blas_threads(static_cast<int>(config.blas_threads), at::hasMKL());
-  if (device.is_cuda()) make_gpu_current(device.index());
+  if (device.is_cuda()) {
+    make_gpu_current(device.index());
+    // A training run's shapes repeat, so timing cuDNN's algorithms once per
+    // shape pays; TF32 convolutions are PyTorch's default too.
+    at::globalContext().setBenchmarkCuDNN(config.gpu.cudnn_benchmark);
+    at::globalContext().setAllowTF32CuDNN(config.gpu.tf32);
+  }
   // Before any tensor exists, so that everything counts against it.
   info.memory_budget =
       apply_memory_budget(device, config.memory_limit.mib * 1024 * 1024, out_of_memory_hint(config, device));

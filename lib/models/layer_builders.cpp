@@ -341,7 +341,7 @@ void GraphBuilder::add_group_norm(bool per_channel) {
   if (channels() % groups != 0)
     fail("groups: " + std::to_string(groups) + " does not divide the input's " + std::to_string(channels()) +
          " channels");
-  push(Fp32GroupNorm(nn::GroupNormOptions(groups, channels()).eps(layer().epsilon).affine(layer().center)));
+  push(DeviceGroupNorm(nn::GroupNormOptions(groups, channels()).eps(layer().epsilon).affine(layer().center)));
 }
 
 void GraphBuilder::build(RescalingLayer) {

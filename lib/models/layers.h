@@ -112,18 +112,29 @@ struct PaddedPoolImpl : torch::nn::Module {
 };
 TORCH_MODULE(PaddedPool);
 
-// Group (and instance) normalisation that takes bf16/fp16 inputs: CPU
-// autocast in LibTorch 1.13 leaves group_norm out of its float32 list, and
-// the float32 weights then meet a bf16 input. As CUDA autocast does for it,
-// the statistics are taken in float32. The same parameters, under the same
-// names, as torch::nn::GroupNorm.
-struct Fp32GroupNormImpl : torch::nn::GroupNormImpl {
+// An instance norm (a group norm with one channel a group) computed as
+// PyTorch's InstanceNorm2d computes it: one batch norm over the batch's
+// channels taken as N*C channels, in the input's own type (cuDNN takes
+// bf16/fp16 inputs with float32 weights and statistics).
+torch::Tensor per_channel_norm(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias,
+                               double eps);
+
+// Group (and instance) normalisation in the type each device does best. On
+// GPUs an instance norm runs in the input's own type (per_channel_norm): in
+// bf16/fp16 that halves its memory traffic and drops the casts around it.
+// Elsewhere the statistics are taken in float32: CPU autocast in LibTorch
+// 1.13 leaves group_norm out of its float32 list, so its float32 weights
+// would meet a bf16 input, and CUDA autocast casts group_norm to float32
+// anyway. The same parameters, under the same names, as torch::nn::GroupNorm.
+struct DeviceGroupNormImpl : torch::nn::GroupNormImpl {
   using torch::nn::GroupNormImpl::GroupNormImpl;
   torch::Tensor forward(const torch::Tensor& x) {
+    if (x.is_cuda() && options.num_groups() == options.num_channels() && x.dim() > 2)
+      return per_channel_norm(x, weight, bias, options.eps());
     return torch::nn::GroupNormImpl::forward(x.scalar_type() == torch::kFloat ? x : x.to(torch::kFloat));
   }
 };
-TORCH_MODULE(Fp32GroupNorm);
+TORCH_MODULE(DeviceGroupNorm);
 
 // Rows and columns cut from each side: amounts, not a size, so that a fully
 // convolutional model runs on images of any size (trainer predict).

@@ -47,6 +47,16 @@ struct Model {
     if (t.suggest_memory_format() == torch::MemoryFormat::ChannelsLast) return t;
     return torch::empty(t.sizes(), t.options().memory_format(torch::MemoryFormat::ChannelsLast)).copy_(t);
   }
+
+  // Image models are built channels-last, the layout oneDNN runs fastest on
+  // CPUs. cuDNN runs these models faster in NCHW (measured on an H200, see
+  // docs/performance.md), so a GPU run lays them out that way unless asked.
+  void use_nchw() {
+    torch::NoGradGuard no_grad;
+    channels_last = false;
+    for (auto& parameter : net->parameters())
+      if (parameter.dim() == 4) parameter.set_data(parameter.contiguous());
+  }
 };
 
 // The sum of the kernel penalties, added to every batch's loss; undefined

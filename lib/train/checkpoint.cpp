@@ -28,25 +28,28 @@ void read_monitor_counters(torch::serialize::InputArchive& archive, MonitorCount
   if (archive.try_read("monitor_waited", value) && value.isInt()) counters.waited = value.toInt();
 }
 
-// The 4-D parameters and buffers `model` holds channels-last. LibTorch's
-// load adopts the file's strides, not only its values; a checkpoint written
-// before single-channel tensors got fresh channels-last strides (or by
-// another program) would put them back on oneDNN's slow NCHW path.
-std::vector<torch::Tensor> channels_last_tensors(torch::nn::Module& model) {
-  std::vector<torch::Tensor> found;
+// The 4-D parameters and buffers of `model`, each with the layout it was
+// built in. LibTorch's load adopts the file's strides, not only its values:
+// a checkpoint written channels-last (a CPU run) would put a GPU model on
+// cuDNN's channels-last kernels, and one written before single-channel
+// tensors got fresh channels-last strides (or by another program) a CPU
+// model on oneDNN's slow NCHW path.
+std::vector<std::pair<torch::Tensor, torch::MemoryFormat>> layouts_of(torch::nn::Module& model) {
+  std::vector<std::pair<torch::Tensor, torch::MemoryFormat>> found;
   for (const auto& t : model.parameters())
-    if (t.dim() == 4 && t.suggest_memory_format() == torch::MemoryFormat::ChannelsLast) found.push_back(t);
+    if (t.dim() == 4) found.emplace_back(t, t.suggest_memory_format());
   for (const auto& t : model.buffers())
-    if (t.dim() == 4 && t.suggest_memory_format() == torch::MemoryFormat::ChannelsLast) found.push_back(t);
+    if (t.dim() == 4) found.emplace_back(t, t.suggest_memory_format());
   return found;
 }
 
 // After a load: the values the file held, in the layout the model was built in.
-void restore_channels_last(std::vector<torch::Tensor>& tensors) {
+void restore_layouts(std::vector<std::pair<torch::Tensor, torch::MemoryFormat>>& tensors) {
   torch::NoGradGuard no_grad;
-  for (auto& t : tensors)
-    if (t.dim() == 4 && t.suggest_memory_format() != torch::MemoryFormat::ChannelsLast)  // another shape: refused below
-      t.set_data(Model::in_channels_last(t));
+  for (auto& [t, format] : tensors) {
+    if (t.dim() != 4 || t.suggest_memory_format() == format) continue;  // another shape: refused below
+    t.set_data(format == torch::MemoryFormat::ChannelsLast ? Model::in_channels_last(t) : t.contiguous());
+  }
 }
 
 }  // namespace
@@ -139,9 +142,9 @@ TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model,
     std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
     for (const auto& item : model.named_parameters()) shapes.emplace_back(item.key(), item.value().sizes().vec());
     for (const auto& item : model.named_buffers()) shapes.emplace_back(item.key(), item.value().sizes().vec());
-    auto channels_last = channels_last_tensors(model);
+    auto layouts = layouts_of(model);
     model.load(model_archive);
-    restore_channels_last(channels_last);
+    restore_layouts(layouts);
     auto after = model.named_parameters();
     auto buffers = model.named_buffers();
     for (const auto& [name, shape] : shapes) {

@@ -21,6 +21,8 @@ MetricAccumulator::MetricAccumulator(const LossConfig& loss, const std::vector<s
 void MetricAccumulator::reset() {
   sums_ = torch::zeros({static_cast<int64_t>(metrics_.size()) + 1}, torch::kFloat64);
   samples_ = 0;
+  snapshot_ = DeferredRead();
+  running_.clear();
 }
 
 void MetricAccumulator::add(const torch::Tensor& batch_loss, const torch::Tensor& output, const torch::Tensor& labels) {
@@ -63,24 +65,36 @@ void MetricAccumulator::add(const torch::Tensor& batch_loss, const torch::Tensor
   samples_ += count;
 }
 
-std::vector<MetricValue> MetricAccumulator::results() const {
-  const auto sums = sums_.cpu();
+std::vector<MetricValue> MetricAccumulator::results() const { return results_of(sums_.cpu(), samples_); }
+
+std::vector<MetricValue> MetricAccumulator::results_of(const torch::Tensor& host_sums, int64_t samples) const {
+  const auto sums = host_sums.contiguous();
   const auto* values = sums.data_ptr<double>();
-  const double n = samples_ > 0 ? static_cast<double>(samples_) : 1.0;
+  const double n = samples > 0 ? static_cast<double>(samples) : 1.0;
   std::vector<MetricValue> out{{"Loss", "loss", static_cast<float>(values[0] / n)}};
   for (size_t i = 0; i < metrics_.size(); ++i)
     out.push_back({metrics_[i].display_name(), metrics_[i].json_key(), static_cast<float>(values[i + 1] / n)});
   return out;
 }
 
-std::vector<std::pair<std::string, double>> MetricAccumulator::running_values() const {
+std::vector<std::pair<std::string, double>> MetricAccumulator::running_values() {
   // The loss and the first metric: what the progress bar has room for.
-  std::vector<std::pair<std::string, double>> values;
-  for (const MetricValue& value : results()) {
-    values.emplace_back(value.key, value.value);
-    if (values.size() == 2) break;
+  const auto first_two = [](const std::vector<MetricValue>& results) {
+    std::vector<std::pair<std::string, double>> values;
+    for (const MetricValue& value : results) {
+      values.emplace_back(value.key, value.value);
+      if (values.size() == 2) break;
+    }
+    return values;
+  };
+  if (!sums_.is_cuda()) return first_two(results());
+  if (snapshot_.ready()) running_ = first_two(results_of(snapshot_.take(), snapshot_samples_));
+  if (!snapshot_.pending() && samples_ > 0 && (running_.empty() || snapshot_clock_.seconds() >= 1.0)) {
+    snapshot_.start(sums_);
+    snapshot_samples_ = samples_;
+    snapshot_clock_.reset();
   }
-  return values;
+  return running_;
 }
 
 double MetricAccumulator::loss_sum() const { return sums_[0].item<double>(); }

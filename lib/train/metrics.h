@@ -10,7 +10,9 @@
 
 #include "config/experiment_config.h"
 #include "config/metric_spec.h"
+#include "device/deferred_read.h"
 #include "train/epoch_log.h"
+#include "util/stopwatch.h"
 
 namespace trainer {
 
@@ -26,11 +28,15 @@ class MetricAccumulator {
   int64_t samples() const { return samples_; }
   // Loss first, then the configured metrics, in order.
   std::vector<MetricValue> results() const;
-  // Running mean loss and first metric by their JSON keys (one host sync):
-  // for the progress bar.
-  std::vector<std::pair<std::string, double>> running_values() const;
+  // Running mean loss and first metric by their JSON keys, for the progress
+  // bar. On a CPU they are read at once; on a GPU they are the last snapshot
+  // that has reached the host (one is taken at most once a second), so the
+  // bar never makes the host wait for the device: empty until the first lands.
+  std::vector<std::pair<std::string, double>> running_values();
   // The summed loss (loss x samples) so far (one host sync).
   double loss_sum() const;
+  // The same as a one-element float64 tensor where the sums live (no sync).
+  torch::Tensor loss_sum_tensor() const { return sums_.slice(0, 0, 1); }
 
   // Whether the loss summed so far is NaN or infinite, as a 0/1 float64
   // tensor of one element on the device (no host sync).
@@ -45,8 +51,16 @@ class MetricAccumulator {
   std::vector<MetricSpec> metrics_;
   bool final_softmax_;
   double value_range_;
+  // Loss first, then the metrics, from sums already on the host.
+  std::vector<MetricValue> results_of(const torch::Tensor& host_sums, int64_t samples) const;
+
   torch::Tensor sums_;  // [1 + metrics], float64
   int64_t samples_ = 0;
+  // The progress bar's snapshot of the sums on a GPU.
+  DeferredRead snapshot_;
+  int64_t snapshot_samples_ = 0;
+  Stopwatch snapshot_clock_;
+  std::vector<std::pair<std::string, double>> running_;
 };
 
 }  // namespace trainer

@@ -10,6 +10,7 @@ void StepMonitor::start_epoch(const MetricAccumulator& meters) {
   timer_.reset();
   timer_.emplace(device_, times_);
   steps_ = timed_ = 0;
+  point_loss_ = DeferredRead();
   point_loss_sum_ = meters.samples() > 0 ? meters.loss_sum() : 0.0;
   point_samples_ = meters.samples();
   point_clock_.reset();
@@ -30,18 +31,34 @@ std::optional<StepPoint> StepMonitor::after_step(int64_t global_step, int64_t ep
   if (!want_point || global_step % log_.scalars_every != 0) return std::nullopt;
   const int64_t samples = meters.samples() - point_samples_;
   if (samples <= 0) return std::nullopt;
-  const double loss_sum = meters.loss_sum();
   StepPoint point;
   point.step = global_step;
   point.epoch = epoch;
-  point.loss = (loss_sum - point_loss_sum_) / static_cast<double>(samples);
   point.lr = lr;
   point.samples_per_second = static_cast<double>(samples) / std::max(point_clock_.seconds(), 1e-9);
   point.loss_scale = loss_scale;
-  point_loss_sum_ = loss_sum;
   point_samples_ = meters.samples();
   point_clock_.reset();
-  return point;
+  const torch::Tensor loss_sum = meters.loss_sum_tensor();
+  if (!loss_sum.is_cuda()) {
+    const double sum = loss_sum.item<double>();
+    point.loss = (sum - point_loss_sum_) / static_cast<double>(samples);
+    point_loss_sum_ = sum;
+    return point;
+  }
+  std::optional<StepPoint> previous = finish_point();
+  point_loss_.start(loss_sum);
+  pending_point_ = point;
+  pending_samples_ = samples;
+  return previous;
+}
+
+std::optional<StepPoint> StepMonitor::finish_point() {
+  if (!point_loss_.pending()) return std::nullopt;
+  const double sum = point_loss_.take().item<double>();
+  pending_point_.loss = (sum - point_loss_sum_) / static_cast<double>(pending_samples_);
+  point_loss_sum_ = sum;
+  return pending_point_;
 }
 
 void StepMonitor::fill(EpochRecord& record, int64_t steps_run) const {

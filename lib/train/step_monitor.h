@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "config/experiment_config.h"
+#include "device/deferred_read.h"
 #include "train/epoch_log.h"
 #include "train/metrics.h"
 #include "train/run_observer.h"
@@ -32,9 +33,12 @@ class StepMonitor {
   // started, or null when this step is not timed.
   StepTimer* before_step();
   // After every step. With `want_point`, a point every `log.scalars_every`
-  // global steps (reading the loss costs one device sync then).
+  // global steps. On a GPU a point's loss is read without waiting for the
+  // device, so each point is handed out at the next one (or finish_point()).
   std::optional<StepPoint> after_step(int64_t global_step, int64_t epoch, double lr,
                                       const MetricAccumulator& meters, double loss_scale, bool want_point);
+  // The point still waiting for its loss, at the epoch's end.
+  std::optional<StepPoint> finish_point();
   // The epoch's step-time split, scaled to the `steps_run` steps this process ran.
   void fill(EpochRecord& record, int64_t steps_run) const;
 
@@ -50,6 +54,10 @@ class StepMonitor {
   double point_loss_sum_ = 0;
   int64_t point_samples_ = 0;
   Stopwatch point_clock_;
+  // On a GPU: the last point, waiting for its loss sum to reach the host.
+  DeferredRead point_loss_;
+  StepPoint pending_point_;
+  int64_t pending_samples_ = 0;
 };
 
 }  // namespace trainer

@@ -7,6 +7,24 @@
 #include "train/optimizer_factory.h"
 
 namespace trainer {
+namespace {
+
+// LibTorch's clip_grad_norm_ with the same arithmetic, less its return value:
+// reading the norm back as a double made the host wait for the device at
+// every step.
+void clip_gradient_norm(const std::vector<torch::Tensor>& parameters, double max_norm) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> gradients, norms;
+  for (const auto& parameter : parameters)
+    if (parameter.grad().defined()) gradients.push_back(parameter.grad());
+  if (gradients.empty()) return;
+  for (const auto& gradient : gradients) norms.push_back(gradient.norm(2));
+  const torch::Tensor total = norms.size() == 1 ? norms[0] : torch::stack(norms).norm(2);
+  const torch::Tensor coefficient = torch::clamp(max_norm / (total + 1e-6), c10::nullopt, 1.0);
+  for (auto& gradient : gradients) gradient.mul_(coefficient);
+}
+
+}  // namespace
 
 void StepTimer::start() {
   // The previous step's queued GPU work belongs to that step.
@@ -77,7 +95,7 @@ StepOutcome TrainStep::run(const Batch& batch, double lr, double share, bool sto
     outcome.stepped = precision_.unscale_and_check(model_.net->parameters());
     if (outcome.stepped) {
       if (config_.optimizer.clip_norm > 0)
-        torch::nn::utils::clip_grad_norm_(model_.net->parameters(), config_.optimizer.clip_norm);
+        clip_gradient_norm(model_.net->parameters(), config_.optimizer.clip_norm);
       optimizer_.step();
     }
   }

@@ -5,7 +5,8 @@
 #include <ATen/record_function.h>
 
 #include "config/config_writer.h"
-#include "data/batch_loader.h"
+#include "data/batch_feed.h"
+#include "data/data_placement.h"
 #include "device/device_memory.h"
 #include "device/device_select.h"
 #include "device/gpu.h"
@@ -64,6 +65,9 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
     reducer_ = std::make_unique<GradientReducer>(cluster_.communicator(), experiment_.model.net->parameters(),
                                                  config.dist.bucket_mb);
   }
+  if (const std::string placed = place_data(experiment_.data, config.data.on_device, device_, gpu_budget_bytes(device_));
+      !placed.empty())
+    log().info("{}", placed);
   step_ = std::make_unique<TrainStep>(config, experiment_.model, *optimizer_, precision_, device_, reducer_.get());
   if (device_.is_cuda()) {
     gpu_monitor_ = std::make_unique<GpuMonitor>("libnvidia-ml.so.1", gpu_pci_bus_id(device_.index()), device_.index());
@@ -187,13 +191,15 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
     state_.step_in_epoch = 0;
   }
   const int64_t first_step = step;
+  // A verdict still in flight belongs to the last epoch, whose end checked its loss.
+  if (divergence_check_.pending()) divergence_check_.take();
   monitor_.start_epoch(meters_);
   RankBatches batches = epoch_batches(config_, experiment_.data.train.size(), epoch, step, steps_per_epoch_,
                                       cluster_.communicator());
   LoaderOptions options = loader_options(config_.data);
   options.batch_sizes = batches.batch_sizes;
   options.epoch = epoch;
-  BatchLoader loader(experiment_.data.train, std::move(batches.order), options);
+  BatchFeed loader(experiment_.data.train, std::move(batches.order), options, device_);
   progress_.start(epoch, config_.train.epochs, steps_per_epoch_);
   size_t index = 0;
   while (true) {
@@ -230,6 +236,7 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
     if (stop) stop_for_interrupt(epoch, step);
   }
   progress_.finish();
+  flush_step_point();
   profiler_.end_epoch();
   monitor_.fill(record, step - first_step);
   return loader.wait_seconds();
@@ -243,14 +250,33 @@ void TrainingLoop::report_step(int64_t epoch, double lr) {
   for (auto& observer : observers_) observer->on_step(*point);
 }
 
+void TrainingLoop::flush_step_point() {
+  if (const auto point = monitor_.finish_point())
+    for (auto& observer : observers_) observer->on_step(*point);
+}
+
 void TrainingLoop::stop_if_diverged(int64_t epoch, int64_t step) {
   torch::Tensor non_finite = meters_.loss_non_finite();
   if (cluster_.distributed()) cluster_.communicator().all_reduce(non_finite, ReduceOp::kMax);
-  if (non_finite.item<double>() == 0) return;
+  // On a GPU the verdict is read one check late, so that the host never
+  // waits for the device inside an epoch: a diverged run then stops within
+  // two checks. Every rank reads the same reduced verdict at the same step.
+  const bool late = non_finite.is_cuda();
+  int64_t checked_step = step;
+  if (late) {
+    checked_step = divergence_step_;
+    torch::Tensor previous = divergence_check_.pending() ? divergence_check_.take() : torch::Tensor();
+    divergence_check_.start(non_finite);
+    divergence_step_ = step;
+    if (!previous.defined() || previous.item<double>() == 0) return;
+  } else if (non_finite.item<double>() == 0) {
+    return;
+  }
   progress_.finish();
   throw DivergedError("the training loss became NaN or infinite in epoch " + std::to_string(epoch) + " by step " +
-                          std::to_string(step) + " (checked every " +
-                          std::to_string(config_.train.check_finite_every) + " steps); no checkpoint saved",
+                          std::to_string(checked_step) + " (checked every " +
+                          std::to_string(config_.train.check_finite_every) + " steps" +
+                          (late ? ", read one check later on a GPU" : "") + "); no checkpoint saved",
                       diverged_hint());
 }
 
@@ -260,6 +286,7 @@ std::string TrainingLoop::diverged_hint() const {
 
 void TrainingLoop::stop_for_interrupt(int64_t epoch, int64_t step) {
   progress_.finish();
+  flush_step_point();
   const bool epoch_done = step >= steps_per_epoch_;
   const std::string path = save(epoch_done ? epoch : epoch - 1, epoch_done ? 0 : step);
   throw InterruptedError("interrupted in epoch " + std::to_string(epoch) + " after step " + std::to_string(step) +

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "device/deferred_read.h"
 #include "device/gpu_monitor.h"
 #include "device/runtime.h"
 #include "distributed/cluster.h"
@@ -50,6 +51,8 @@ class TrainingLoop {
   double train_steps(int64_t epoch, EpochRecord& record);
   void sum_over_ranks(MetricAccumulator& meters);
   void report_step(int64_t epoch, double lr);
+  // The per-step point still waiting for its loss on a GPU, to the observers.
+  void flush_step_point();
   // A diverged run stops within `check_finite_every` steps instead of
   // training on NaN to the epoch's end, and saves nothing. Every rank checks
   // after the same step and learns whether any rank's loss diverged.
@@ -104,6 +107,8 @@ class TrainingLoop {
   RunRecord record_;  // rank 0's
   TrainingState state_;
   int64_t steps_per_epoch_ = 0;
+  DeferredRead divergence_check_;  // on a GPU, the last check's verdict in flight
+  int64_t divergence_step_ = 0;    // the step it was taken after
 };
 
 }  // namespace trainer

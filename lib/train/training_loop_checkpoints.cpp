@@ -55,9 +55,10 @@ std::string TrainingLoop::save(int64_t epochs_done, int64_t step_in_epoch, const
   state.epoch = epochs_done;
   state.step_in_epoch = step_in_epoch;
   if (step_in_epoch > 0) {
-    MetricAccumulator global = meters_;
-    sum_over_ranks(global);
-    state.epoch_metric_sums = global.state();
+    // The sums over all ranks, with the sample count last (as sum_over_ranks).
+    torch::Tensor sums = meters_.state();
+    if (cluster_.distributed()) cluster_.communicator().all_reduce(sums);
+    state.epoch_metric_sums = sums;
   }
   const std::string path =
       !to.empty() ? to : run_.checkpoint_for(step_in_epoch > 0 ? epochs_done + 1 : epochs_done, step_in_epoch);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "data/batch_loader.h"
+#include "data/batch_feed.h"
 #include "data/sampler.h"
 #include "train/loss.h"
 #include "train/metrics.h"
@@ -22,14 +22,14 @@ int64_t validation_batch_size(const ExperimentConfig& config, const torch::Devic
 namespace {
 
 // The order and loader options of this rank's shard of the validation set.
-BatchLoader shard_loader(const TensorDataset& data, const ExperimentConfig& config, const torch::Device& device,
-                         const Communicator& communicator) {
+BatchFeed shard_loader(const TensorDataset& data, const ExperimentConfig& config, const torch::Device& device,
+                       const Communicator& communicator) {
   const Shard shard = shard_of(data.size(), communicator.rank(), communicator.world_size());
   std::vector<int64_t> order(static_cast<size_t>(shard.size));
   std::iota(order.begin(), order.end(), shard.begin);
   LoaderOptions options = loader_options(config.data);
   options.batch_size = validation_batch_size(config, device, std::max<int64_t>(1, data.size()));
-  return BatchLoader(data, std::move(order), options);
+  return BatchFeed(data, std::move(order), options, device);
 }
 
 std::vector<MetricValue> summed_over_ranks(MetricAccumulator& meters, Communicator& communicator) {
@@ -45,7 +45,7 @@ std::vector<MetricValue> identity_baseline(const TensorDataset& data, const Expe
                                            Communicator& communicator) {
   torch::NoGradGuard no_grad;
   MetricAccumulator meters(config.loss, config.metrics, false, config.data.images.value_range());
-  BatchLoader loader = shard_loader(data, config, torch::kCPU, communicator);
+  BatchFeed loader = shard_loader(data, config, torch::kCPU, communicator);
   while (auto batch = loader.next())
     meters.add(compute_loss(config.loss, batch->inputs, batch->labels, false), batch->inputs, batch->labels);
   return summed_over_ranks(meters, communicator);
@@ -57,7 +57,7 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
   torch::NoGradGuard no_grad;
   model.net->eval();
   MetricAccumulator meters(config.loss, config.metrics, model.final_softmax, config.data.images.value_range());
-  BatchLoader loader = shard_loader(data, config, device, communicator);
+  BatchFeed loader = shard_loader(data, config, device, communicator);
   const int64_t steps = loader.batch_count();
   const auto autocast = run_autocast_dtype(config, device);
   // Keras's validation loss includes the kernel penalties: the same for every batch.

@@ -69,6 +69,38 @@ TEST_CASE("GPU: gpu:0 trains, states the device mapping, and resumes on the CPU"
   CHECK_THAT(eval.out, Catch::Contains("Valid Loss:"));
 }
 
+TEST_CASE("GPU: data held on the GPU trains as data copied from host memory, and resumes exactly",
+          "[gpu][e2e][data]") {
+  const std::string dir = fresh_dir("gpu-on-device");
+  if (skip_without_gpus(dir, 1)) return;
+  const std::string experiment = gpu_experiment(dir, "gpu:0", "", 256);
+  const auto held = run_trainer({"run", experiment, "--set", "data.on_device=true", "--set", "log.run_name=held"}, dir);
+  INFO(held.err);
+  REQUIRE(held.exit_code == 0);
+  CHECK_THAT(held.err, Catch::Contains("held on gpu:0"));
+  const auto copied = run_trainer({"run", experiment, "--set", "data.on_device=false", "--set", "log.run_name=copied"},
+                                  dir);
+  INFO(copied.err);
+  REQUIRE(copied.exit_code == 0);
+  CHECK_THAT(copied.err, Catch::Contains("kept in host memory"));
+  // The same batches in the same order: the same figures, to float noise.
+  const auto a = parse_records(held.out), b = parse_records(copied.out);
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 3);
+  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].loss == Approx(b[i].loss).epsilon(1e-4));
+  // Two epochs, then one more on resume: the third record as the full run's.
+  const auto part = run_trainer({"run", experiment, "--set", "data.on_device=true", "--set", "train.epochs=2",
+                                 "--set", "log.run_name=part"},
+                                dir);
+  REQUIRE(part.exit_code == 0);
+  const auto resumed = run_trainer({"run", "--resume", dir + "/runs/mlp/part", "--set", "train.epochs=3"}, dir);
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  const auto rest = parse_records(resumed.out);
+  REQUIRE(rest.size() == 1);
+  CHECK(rest[0].values == a[2].values);
+}
+
 TEST_CASE("GPU: a run's step split times one step in 20, NVML samples the card, the profile is written",
           "[gpu][e2e][monitoring]") {
   const std::string dir = fresh_dir("gpu-monitoring");

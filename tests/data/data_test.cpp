@@ -6,7 +6,9 @@
 #include <optional>
 #include <set>
 
+#include "data/batch_feed.h"
 #include "data/batch_loader.h"
+#include "data/data_placement.h"
 #include "data/dataset.h"
 #include "data/sampler.h"
 #include "test_paths.h"
@@ -264,4 +266,81 @@ TEST_CASE("the prefetching loader hands out every batch in order", "[data][loade
     CHECK(loader.batch_count() == 4);
     CHECK(loader.next().has_value());
   }
+}
+
+namespace {
+
+// The batches a feed hands out, as host tensors, in order.
+std::vector<Batch> fed_batches(const TensorDataset& data, const std::vector<int64_t>& order,
+                               const LoaderOptions& options, const torch::Device& device) {
+  BatchFeed feed(data, order, options, device);
+  std::vector<Batch> batches;
+  while (auto batch = feed.next()) {
+    CHECK(batch->inputs.device() == device);
+    batches.push_back({batch->inputs.cpu(), batch->labels.cpu()});
+  }
+  CHECK(static_cast<int64_t>(batches.size()) == feed.batch_count());
+  return batches;
+}
+
+void check_same_batches(const std::vector<Batch>& got, const std::vector<Batch>& expected) {
+  REQUIRE(got.size() == expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    CHECK(torch::equal(got[i].inputs, expected[i].inputs));
+    CHECK(torch::equal(got[i].labels, expected[i].labels));
+  }
+}
+
+TensorDataset counting_data(int64_t samples) {
+  return {torch::arange(samples * 3, torch::kFloat32).reshape({samples, 3}), torch::arange(samples, torch::kInt64)};
+}
+
+}  // namespace
+
+TEST_CASE("the batch feed hands a CPU step the loader's batches, cut the same way", "[data][feed]") {
+  const TensorDataset data = counting_data(53);
+  const auto order = epoch_order(53, 3, 2, true);
+  LoaderOptions options;
+  options.batch_sizes = {10, 10, 10, 10, 10, 3};
+  options.max_batches = 5;
+  BatchLoader loader(data, order, options);
+  std::vector<Batch> expected;
+  while (auto batch = loader.next()) expected.push_back(*batch);
+  REQUIRE(expected.size() == 5);
+  check_same_batches(fed_batches(data, order, options, torch::kCPU), expected);
+}
+
+TEST_CASE("data.on_device keeps a CPU run's data where it is and says nothing", "[data][feed]") {
+  DataSplits data{counting_data(8), counting_data(4), {}};
+  CHECK(place_data(data, DataPlacement::kDevice, torch::kCPU, 1 << 30).empty());
+  CHECK(data.train.inputs.device().is_cpu());
+  CHECK(held_bytes(data.train) == 8 * 3 * 4 + 8 * 8);
+}
+
+TEST_CASE("GPU: batches gathered on the GPU or copied ahead from pinned memory are the loader's", "[data][feed][gpu]") {
+  if (!torch::cuda::is_available()) {
+    WARN("SKIPPED: needs a CUDA GPU");
+    return;
+  }
+  const torch::Device gpu(torch::kCUDA, 0);
+  const TensorDataset host = counting_data(1001);
+  const auto order = epoch_order(1001, 5, 1, true);
+  LoaderOptions options;
+  options.batch_size = 64;
+  options.workers = 2;
+  BatchLoader loader(host, order, options);
+  std::vector<Batch> expected;
+  while (auto batch = loader.next()) expected.push_back(*batch);
+  // From host memory: pinned batches on a copy stream, one ahead.
+  check_same_batches(fed_batches(host, order, options, gpu), expected);
+  // Held on the GPU (what data.on_device does), the budget deciding.
+  DataSplits splits{counting_data(1001), counting_data(10), {}};
+  const std::string placed = place_data(splits, DataPlacement::kAuto, gpu, int64_t{1} << 30);
+  CHECK_THAT(placed, Catch::Contains("held on gpu:0"));
+  REQUIRE(held_on_device(splits.train, gpu));
+  check_same_batches(fed_batches(splits.train, order, options, gpu), expected);
+  // Too large for a quarter of the budget: kept in host memory.
+  DataSplits large{counting_data(1001), counting_data(10), {}};
+  CHECK_THAT(place_data(large, DataPlacement::kAuto, gpu, 4096), Catch::Contains("kept in host memory"));
+  CHECK_FALSE(held_on_device(large.train, gpu));
 }

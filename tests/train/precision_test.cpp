@@ -113,7 +113,7 @@ TEST_CASE("CPU autocast runs a linear layer in bf16 and leaves no stale weight c
 TEST_CASE("group and instance norms take bf16 inputs under CPU autocast, in float32", "[precision]") {
   torch::manual_seed(5);
   torch::nn::Conv2d conv(torch::nn::Conv2dOptions(3, 4, 3));
-  Fp32GroupNorm instance(torch::nn::GroupNormOptions(4, 4)), groups(torch::nn::GroupNormOptions(2, 4));
+  DeviceGroupNorm instance(torch::nn::GroupNormOptions(4, 4)), groups(torch::nn::GroupNormOptions(2, 4));
   const auto input = torch::randn({2, 3, 9, 9});
   AutocastScope scope(torch::kCPU, torch::kBFloat16);
   const torch::Tensor features = conv->forward(input);
@@ -124,4 +124,48 @@ TEST_CASE("group and instance norms take bf16 inputs under CPU autocast, in floa
   CHECK(torch::allclose(normalised, torch::group_norm(features.to(torch::kFloat), 4, instance->weight, instance->bias),
                         1e-5, 1e-5));
   CHECK(groups->forward(features).scalar_type() == torch::kFloat32);
+}
+
+TEST_CASE("the per-channel norm GPUs take equals a group norm of one channel a group", "[precision]") {
+  // The same arithmetic on the CPU, in float32: values and gradients.
+  torch::manual_seed(11);
+  DeviceGroupNorm norm(torch::nn::GroupNormOptions(5, 5).eps(1e-5));
+  {
+    torch::NoGradGuard no_grad;
+    norm->weight.uniform_(0.5, 1.5);
+    norm->bias.uniform_(-0.5, 0.5);
+  }
+  const auto input = (torch::randn({3, 5, 7, 6}) * 3 + 1).requires_grad_(true);
+  const auto twin = input.detach().clone().requires_grad_(true);
+  const auto through_batch_norm = per_channel_norm(input, norm->weight, norm->bias, 1e-5);
+  const auto through_group_norm = norm->forward(twin);
+  CHECK(torch::allclose(through_batch_norm, through_group_norm, 1e-5, 1e-5));
+  const auto upstream = torch::randn(through_group_norm.sizes());
+  (through_batch_norm * upstream).sum().backward();
+  const auto norm_gradients = std::make_pair(norm->weight.grad().clone(), norm->bias.grad().clone());
+  norm->weight.mutable_grad().reset();
+  norm->bias.mutable_grad().reset();
+  (through_group_norm * upstream).sum().backward();
+  CHECK(torch::allclose(input.grad(), twin.grad(), 1e-4, 1e-5));
+  CHECK(torch::allclose(norm_gradients.first, norm->weight.grad(), 1e-4, 1e-5));
+  CHECK(torch::allclose(norm_gradients.second, norm->bias.grad(), 1e-4, 1e-5));
+}
+
+TEST_CASE("GPU: instance norms run in bf16 under autocast, close to float32", "[precision][gpu]") {
+  if (!torch::cuda::is_available()) {
+    WARN("SKIPPED: needs a CUDA GPU");
+    return;
+  }
+  torch::manual_seed(12);
+  DeviceGroupNorm norm(torch::nn::GroupNormOptions(8, 8));
+  norm->to(torch::kCUDA);
+  const auto input = torch::randn({2, 8, 16, 16}, torch::kCUDA);
+  const auto expected = torch::group_norm(input, 8, norm->weight, norm->bias);
+  torch::Tensor half;
+  {
+    AutocastScope scope(torch::kCUDA, torch::kBFloat16);
+    half = norm->forward(input.to(torch::kBFloat16));
+  }
+  CHECK(half.scalar_type() == torch::kBFloat16);
+  CHECK(torch::allclose(half.to(torch::kFloat), expected, 0.03, 0.03));
 }

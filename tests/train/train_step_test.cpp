@@ -60,6 +60,17 @@ TEST_CASE("a training step clips the gradient to clip_norm", "[train][step]") {
   CHECK(clipped.step_length(1.0) == Approx(0.01).epsilon(1e-3));
 }
 
+TEST_CASE("a gradient under clip_norm is left as it is", "[train][step]") {
+  // The same starting weights (the fixture draws them from the global generator).
+  torch::manual_seed(3);
+  StepFixture unclipped("{name: sgd, lr: 1.0}");
+  torch::manual_seed(3);
+  StepFixture loose("{name: sgd, lr: 1.0, clip_norm: 1000000}");
+  const double free_step = unclipped.step_length(1.0);
+  REQUIRE(free_step > 0.1);
+  CHECK(loose.step_length(1.0) == free_step);
+}
+
 TEST_CASE("a training step runs at the learning rate it is given", "[train][step]") {
   StepFixture fixture("{name: sgd, lr: 1.0}");
   CHECK(fixture.step_length(0.0) == 0.0);

@@ -245,7 +245,7 @@ TEST_CASE("the validation batch: the training batch on a CPU, 4 x it on a GPU, n
   CHECK(validation_batch_size(config, torch::kCPU, 10000) == 500);
 }
 
-TEST_CASE("a checkpoint's values load into the model's channels-last layout", "[train][checkpoint]") {
+TEST_CASE("a checkpoint's values load into the layout the model was built in", "[train][checkpoint]") {
   const std::string dir = testing::fresh_dir("checkpoint_layout");
   const auto layers = testing::model_of("[{type: conv2d, filters: 3, kernel_size: 3}, {type: flatten}, {type: dense, units: classes}]");
   const auto one_channel = testing::images(1, 8, 8, 2);
@@ -275,4 +275,16 @@ TEST_CASE("a checkpoint's values load into the model's channels-last layout", "[
   load_checkpoint(dir + "/c.pt", *loaded.net, nullptr);
   CHECK(first_weight(loaded).suggest_memory_format() == torch::MemoryFormat::ChannelsLast);
   CHECK(torch::equal(first_weight(loaded), first_weight(saved)));
+  // A model laid out NCHW (a GPU run's) keeps NCHW when the file is channels-last (a CPU run's).
+  const auto three_channels = testing::images(3, 8, 8, 2);
+  Model cpu_model = build_model(layers, three_channels);
+  REQUIRE(first_weight(cpu_model).suggest_memory_format() == torch::MemoryFormat::ChannelsLast);
+  auto cpu_optimizer = make_optimizer(config, cpu_model.net->parameters());
+  save_checkpoint(dir + "/cpu.pt", *cpu_model.net, *cpu_optimizer, TrainingState{});
+  Model gpu_layout = build_model(layers, three_channels);
+  gpu_layout.use_nchw();
+  REQUIRE(first_weight(gpu_layout).is_contiguous());
+  load_checkpoint(dir + "/cpu.pt", *gpu_layout.net, nullptr);
+  CHECK(first_weight(gpu_layout).is_contiguous());
+  CHECK(torch::equal(first_weight(gpu_layout), first_weight(cpu_model)));
 }
