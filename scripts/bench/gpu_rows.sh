@@ -6,10 +6,13 @@
 #      (scripts/bench/torch_matmul.py: same inputs, warm-up, median of 10),
 #      alternated REPEATS times; the ratio is trainer's GFLOP/s over torch's;
 #   2. an epoch of each reference experiment on gpu:0 (fp32, and bf16
-#      autocast) against the PyTorch-in-Python loop on the same GPU
-#      (pytorch_reference.py with REFERENCE_DEVICE=cuda): the last epoch's
-#      training seconds, alternated REPEATS times;
-#   3. where a GPU step's host time goes (step_profile.sh on gpu:0; the
+#      autocast) against the eager PyTorch-in-Python loop with its data set
+#      on the same GPU (gpu_peers.py): the last epoch's training seconds,
+#      alternated REPEATS times;
+#   3. the deblurring generator (configs/deblur_resnet.yaml, batch 8):
+#      `trainer bench FILE` against gpu_peers.py's loop, images/s, and a
+#      real two-epoch run's data wait (needs data/deblur-photos);
+#   4. where a GPU step's host time goes (step_profile.sh on gpu:0; the
 #      legacy profiler sees launches, not kernels).
 # Reuters needs $TRAINER_DATA_DIR/reuters21578; Fashion-MNIST is read from
 # $TRAINER_DATA_DIR/fashion-mnist or the Debian package's folder.
@@ -42,33 +45,76 @@ for case in 10000x100x100000:fp32 8192x8192x8192:fp32 8192x8192x8192:bf16; do
   done
 done
 
-trainer_epoch() {  # $1 experiment, $2 precision, $3 repeat -> last epoch's training seconds
+trainer_epoch() {  # $1 experiment, $2 precision, $3 repeat -> last epoch's training seconds and val accuracy
   reference_run "$trainer" "$1" "$out/runs" "$2-$3" --set devices=gpu:0 --set "precision=$2" \
     --set "train.epochs=$epochs" || { echo failed; return; }
   "$python" scripts/bench/last_epoch.py "$out/runs/$1/$2-$3/metrics.jsonl" train_seconds val_accuracy |
     awk '{ printf "%.3f %.4f\n", $1, $2 }'
 }
 
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'; }
+
 echo
-echo "== epoch on gpu:0 ($epochs epochs; the last one's training steps, seconds): trainer against the Python loop on cuda"
-printf '%-18s %-9s %-6s %10s %12s %10s %16s\n' experiment precision repeat trainer "val acc" python python/trainer
+echo "== epoch on gpu:0 ($epochs epochs; the last one's training steps, seconds): trainer against the eager Python"
+echo "   loop with its data set on the GPU (gpu_peers.py), alternated"
+printf '%-18s %-9s %-6s %10s %10s %10s %16s\n' experiment precision repeat trainer "val acc" python python/trainer
 for experiment in reuters_conv1d fashion_mnist_cnn; do
   short=${experiment%%_*}
-  python_args=("$short" "$(nproc)" "$epochs")
+  corpus=()
   if [ "$short" = reuters ]; then
     [ -d "$data/reuters21578" ] || { echo "no $data/reuters21578: Reuters left out"; continue; }
-    python_args+=("$data/reuters21578")
+    corpus=("$data/reuters21578")
   fi
   for repeat in $(seq "$repeats"); do
-    p=$(REFERENCE_DEVICE=cuda "$python" scripts/bench/pytorch_reference.py "${python_args[@]}" | tail -1 | awk '{ print $2 }')
     for precision in fp32 bf16; do
+      p=$("$python" scripts/bench/gpu_peers.py "$short" "$precision" "$epochs" "${corpus[@]}" | tail -1 | awk '{ print $2 }')
       read -r t accuracy <<<"$(trainer_epoch "$experiment" "$precision" "$repeat")"
-      ratio=$(awk -v t="$t" -v p="$p" 'BEGIN { if (t + 0 > 0 && p + 0 > 0) printf "%.2fx", p / t; else print "-" }')
-      [ "$precision" = fp32 ] || ratio="-"  # the Python loop runs fp32 only
-      printf '%-18s %-9s %-6s %10s %12s %10s %16s\n' "$experiment" "$precision" "$repeat" "$t" "$accuracy" "$p" "$ratio"
+      printf '%-18s %-9s %-6s %10s %10s %10s %16s\n' "$experiment" "$precision" "$repeat" "$t" "$accuracy" "$p" \
+        "$(ratio "$p" "$t")"
     done
   done
 done
+
+# The deblurring generator needs the photos (scripts/deblur-photos.sh data/deblur-photos).
+if [ -d data/deblur-photos/train ]; then
+  echo
+  echo "== deblurring generator, batch 8 on gpu:0, images/s: trainer bench FILE (30 steps after 5) against the eager"
+  echo "   Python loop (gpu_peers.py deblur, 30 steps after 5), alternated"
+  printf '%-9s %-6s %10s %10s %16s\n' precision repeat trainer python trainer/python
+  for repeat in $(seq "$repeats"); do
+    for precision in fp32 bf16; do
+      p=$("$python" scripts/bench/gpu_peers.py deblur "$precision" 30 | awk '{ print $3 }')
+      t=$("$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set "precision=$precision" \
+            --log-level warn | "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])')
+      printf '%-9s %-6s %10.1f %10.1f %16s\n' "$precision" "$repeat" "$t" "$p" "$(ratio "$t" "$p")"
+    done
+  done
+  echo
+  echo "== image layout on gpu:0: trainer bench FILE (30 steps after 5), NCHW (the default) against channels-last"
+  echo "   (gpu.channels_last=true), images/s, alternated"
+  printf '%-18s %-9s %-6s %10s %14s %10s\n' experiment precision repeat NCHW channels-last NCHW/last
+  for repeat in $(seq "$repeats"); do
+    for row in deblur_resnet:fp32 deblur_resnet:bf16 fashion_mnist_cnn:bf16; do
+      experiment=${row%:*} precision=${row#*:}
+      bench() {
+        "$trainer" bench "configs/$experiment.yaml" --steps 30 --warmup 5 --json --set devices=gpu:0 \
+          --set "precision=$precision" --log-level warn "$@" |
+          "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
+      }
+      nchw=$(bench) last=$(bench --set gpu.channels_last=true)
+      printf '%-18s %-9s %-6s %10.1f %14.1f %10s\n' "$experiment" "$precision" "$repeat" "$nchw" "$last" \
+        "$(ratio "$nchw" "$last")"
+    done
+  done
+  echo
+  echo "== the real deblurring run on gpu:0 in bf16 (2 epochs): data wait, share of the training steps"
+  reference_run "$trainer" deblur_resnet "$out/runs" deblur --set precision=bf16 --set train.epochs=2 &&
+    "$python" scripts/bench/last_epoch.py "$out/runs/deblur_resnet/deblur/metrics.jsonl" train_seconds \
+      data_wait_seconds data_wait_seconds/train_seconds samples_per_second |
+    awk '{ printf "epoch %.2f s, data wait %.3f s = %.2f%%, %.0f samples/s\n", $1, $2, 100 * $3, $4 }'
+else
+  echo "no data/deblur-photos: the deblurring rows left out (scripts/deblur-photos.sh data/deblur-photos)"
+fi
 
 for experiment in reuters_conv1d fashion_mnist_cnn; do
   echo
