@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${TRAINER_FUZZ_BUILD_DIR:-build-fuzz}
-targets=(config idx image npz pickle sgml checkpoint)
+targets=(config csv idx image npz pickle sgml checkpoint)
 
 packages=(clang libclang-rt-14-dev cmake libyaml-cpp-dev libspdlog-dev zlib1g-dev libpng-dev libjpeg-dev libssl-dev
           python3-numpy python3-pil)

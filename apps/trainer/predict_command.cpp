@@ -24,7 +24,11 @@ void add_predict_command(CLI::App& app, Action& selected) {
   command->add_option("--input", p.input, "An image file, or a folder of them (subfolders searched)")->required();
   command->add_option("--output", p.output,
                       "Folder for the results: predictions.jsonl (classifiers; default: standard output) or the "
-                      "output images, as PNG at the inputs' relative paths");
+                      "output images, as PNG at the inputs' relative paths (a.jpg -> a.png; inputs sharing a name but not "
+                      "the extension keep it: a.jpg.png)");
+  command->add_flag("--overwrite", p.overwrite,
+                    "Replace output files that exist (outputs never replace inputs: the output folder must lie "
+                    "outside the input folder)");
   command->add_option("--top-k", p.top_k, "Classes listed per file, most probable first")
       ->default_val(5)
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}));

@@ -15,11 +15,12 @@ void add_report_command(CLI::App& app, Action& selected) {
   auto* command = app.add_subcommand("report", "Write one self-contained HTML page with the curves of one run, or "
                                                "several compared");
   command->add_option("RUN_DIR", options->run_dirs, "Run directories (runs/EXPERIMENT/RUN)")->required();
-  command->add_option("-o,--output", options->output, "The HTML file to write")->capture_default_str();
+  command->add_option("-o,--output", options->output, "The HTML file to write; - for standard output")->capture_default_str();
   command->callback([options, &selected] {
     selected = [options] {
       write_report(options->run_dirs, options->output);
-      log().info("wrote {} ({} run{})", options->output, options->run_dirs.size(),
+      log().info("wrote {} ({} run{})", options->output == "-" ? "the report to standard output" : options->output,
+                 options->run_dirs.size(),
                  options->run_dirs.size() == 1 ? "" : "s");
     };
   });

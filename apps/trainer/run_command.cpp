@@ -79,6 +79,10 @@ int supervise_ranks(const RunArgs& args, const ExperimentConfig& config, const G
   if (!args.master.empty()) std::tie(plan.master_addr, plan.master_port) = parse_host_port(args.master, "--master");
   // A new run's directory is made on node 0; a resumed one is found on any.
   if (args.node_rank == 0 || !args.resume.empty()) plan.run_dir = run_dir_for(config, args);
+  // Node 0's supervisor writes the run for its ranks; other nodes share the
+  // folder (one file system) and write only their worklogs.
+  ProcessLock lock;
+  if (args.node_rank == 0 && !plan.run_dir.empty()) lock = lock_run_dir(RunDir{plan.run_dir});
   log().info("starting {} on this node ({} in all){}", count_of(plan.local_ranks, "rank"), plan.local_ranks * plan.nnodes,
              plan.run_dir.empty() ? "" : "; logs in " + plan.run_dir + "/worklog.N");
   const int exit_code = supervise(plan);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/read_file.h"
 
 namespace trainer {
 namespace {
@@ -152,15 +153,14 @@ YAML::Node compose(const std::string& text, const std::string& file, std::vector
       cycle.push_back(base);
       throw ConfigError({position(file, extends) + ": extends: a cycle: " + chain_text(cycle)});
     }
-  std::ifstream in(base);
-  if (!in || fs::is_directory(base, error)) {
+  FileRead base_text = read_regular_file(base, kConfigFileCap, "config file");
+  if (!base_text.ok()) {
     std::vector<std::string> missing = chain;
     missing.push_back(base);
-    throw ConfigError({position(file, extends) + ": extends: cannot read " + base + " (" + chain_text(missing) + ")"});
+    throw ConfigError({position(file, extends) + ": extends: " + base + " " + base_text.problem + " (" +
+                       chain_text(missing) + ")"});
   }
-  std::stringstream base_text;
-  base_text << in.rdbuf();
-  const YAML::Node below = compose(base_text.str(), base, chain, context);
+  const YAML::Node below = compose(base_text.bytes, base, chain, context);
   root.remove("extends");
   chain.pop_back();
   return merge(below, root, "", file, context);

@@ -8,6 +8,7 @@
 #include "config/field_reader.h"
 #include "config/validate.h"
 #include "util/error.h"
+#include "util/read_file.h"
 
 namespace trainer {
 namespace {
@@ -118,14 +119,11 @@ ExperimentConfig parse_experiment_in(const std::string& yaml_text, const std::ve
 }
 
 std::string read_experiment_text(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error))
-    throw UsageError("the experiment file " + path + " is a directory", "give the .yaml file in it");
-  std::ifstream file(path);
-  if (!file) throw UsageError("cannot read experiment file " + path, "check the path");
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
+  FileRead read = read_regular_file(path, kConfigFileCap, "config file");
+  if (!read.ok())
+    throw UsageError("the experiment file " + path + " " + read.problem,
+                     read.missing ? "check the path" : "give the .yaml file itself");
+  return std::move(read.bytes);
 }
 
 ExperimentConfig load_experiment(const std::string& path, const std::vector<std::string>& overrides) {

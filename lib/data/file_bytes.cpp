@@ -4,19 +4,19 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "util/error.h"
+#include "util/read_file.h"
 
 namespace trainer {
 
 std::string read_file_bytes(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw DataError("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream content;
-  content << file.rdbuf();
-  return content.str();
+  FileRead read = read_regular_file(path);
+  if (!read.ok()) throw DataError(path + " " + read.problem);
+  return std::move(read.bytes);
 }
 
 namespace {
@@ -64,6 +64,35 @@ std::string read_maybe_gzip(const std::string& path, uint64_t limit, const std::
                         (limit_reason.empty() ? std::string() : ", " + limit_reason),
                     "re-install or re-download the file");
   return std::move(out);
+}
+
+void check_content_size(const std::string& path, uint64_t expected, const std::string& described_by) {
+  std::error_code error;
+  const uint64_t size = std::filesystem::file_size(path, error);
+  if (error) throw DataError(path + ": cannot tell its size (" + error.message() + ")");
+  unsigned char head[2] = {}, tail[4] = {};
+  std::ifstream file(path, std::ios::binary);
+  file.read(reinterpret_cast<char*>(head), 2);
+  const bool gzip = file.gcount() == 2 && head[0] == 0x1f && head[1] == 0x8b;
+  if (!gzip) {
+    if (size != expected)
+      throw DataError(path + ": " + described_by + " describes " + std::to_string(expected) + " bytes but the file holds " +
+                          std::to_string(size) + (size < expected ? " (truncated, or a corrupt header)" : ""),
+                      "re-install or re-download the file");
+    return;
+  }
+  // ISIZE: the last four bytes, little-endian, the content's size mod 2^32.
+  if (size >= 18) {
+    file.seekg(static_cast<std::streamoff>(size - 4));
+    file.read(reinterpret_cast<char*>(tail), 4);
+  }
+  const uint32_t isize = static_cast<uint32_t>(tail[0]) | static_cast<uint32_t>(tail[1]) << 8 |
+                         static_cast<uint32_t>(tail[2]) << 16 | static_cast<uint32_t>(tail[3]) << 24;
+  if (size < 18 || isize != static_cast<uint32_t>(expected))
+    throw DataError(path + ": " + described_by + " describes " + std::to_string(expected) +
+                        " bytes but the gzip data holds " + std::to_string(isize) +
+                        (expected > 0xffffffffULL ? " (modulo 4 GiB)" : ""),
+                    "re-install or re-download the file");
 }
 
 std::string read_maybe_gzip_prefix(const std::string& path, uint64_t count) {

@@ -16,6 +16,13 @@ std::string read_file_bytes(const std::string& path);
 std::string read_maybe_gzip(const std::string& path, uint64_t limit = std::numeric_limits<uint64_t>::max(),
                             const std::string& limit_reason = {});
 
+// Throws DataError when `path`'s content cannot be `expected` bytes long
+// (`described_by` says who claims it: "its IDX header"): a plain file's size
+// must equal it; a gzip'd file's trailer gives the size modulo 4 GiB. Only
+// the file's size and last bytes are read: a header claiming gigabytes is
+// refused before anything that large is allocated.
+void check_content_size(const std::string& path, uint64_t expected, const std::string& described_by);
+
 // The first `count` bytes of the content (fewer when it is shorter), read
 // the same way: enough to parse a header before deciding a limit.
 std::string read_maybe_gzip_prefix(const std::string& path, uint64_t count);

@@ -27,7 +27,16 @@ constexpr int64_t kIdxClasses = 10;
 // gzip'd file that would inflate to gigabytes stops there.
 IdxArray read_idx_file(const std::string& path) {
   const uint64_t size = idx_file_size(read_maybe_gzip_prefix(path, kMaxIdxHeaderBytes), path);
+  check_content_size(path, size, "its IDX header");
   return parse_idx(read_maybe_gzip(path, size, "the size its IDX header describes"), path);
+}
+
+// The header's sizes, once the file is known to hold that much: a model is
+// built from them before the data loads.
+std::vector<int64_t> checked_idx_dims(const std::string& path) {
+  const std::string head = read_maybe_gzip_prefix(path, kMaxIdxHeaderBytes);
+  check_content_size(path, idx_file_size(head, path), "its IDX header");
+  return idx_dims(head, path);
 }
 
 TensorDataset load_split(const std::string& dir, const std::string& prefix) {
@@ -78,7 +87,7 @@ std::vector<std::string> idx_class_names(const std::string& name) {
 std::optional<DataInfo> preview_idx_dataset(const DataConfig& config, const std::string& name) {
   try {
     const std::string path = find_idx_file(locate_idx_dataset(config, name), "train-images-idx3-ubyte");
-    const std::vector<int64_t> dims = idx_dims(read_maybe_gzip_prefix(path, kMaxIdxHeaderBytes), path);
+    const std::vector<int64_t> dims = checked_idx_dims(path);
     if (dims.size() != 3) return std::nullopt;
     DataInfo info;
     info.name = name;

@@ -1,5 +1,6 @@
 #include "data/idx_format.h"
 
+#include <cstdio>
 #include <limits>
 
 #include "util/error.h"
@@ -18,7 +19,11 @@ IdxHeader parse_header(const std::string& bytes, const std::string& name) {
   if (bytes.size() < 4 || byte(0) != 0 || byte(1) != 0)
     throw DataError(name + ": not an IDX file (bad magic number)");
   if (byte(2) != 0x08)
-    throw DataError(name + ": IDX element type 0x" + std::to_string(byte(2)) + " is not supported (expected unsigned bytes, 0x08)");
+  {
+    char type[8];
+    std::snprintf(type, sizeof type, "0x%02X", byte(2));
+    throw DataError(name + ": IDX element type " + type + " is not supported (expected unsigned bytes, 0x08)");
+  }
   const size_t rank = byte(3);
   if (rank == 0 || bytes.size() < 4 + 4 * rank) throw DataError(name + ": IDX header is truncated");
 

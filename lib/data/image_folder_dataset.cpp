@@ -81,6 +81,7 @@ DataSplits load_image_folder(const DataConfig& config) {
     throw DataError(config.path + ": no images in its class subfolders (.png, .jpg, .jpeg, .bmp)");
   if (train_index.other_files > 0)
     log().info("{}: {} files without an image extension left out", config.path, train_index.other_files);
+  train_index.not_files.warn(config.path);
   const auto [train_files, valid_files] = split_files(config, train_index);
   log().info("decoding {} + {} images of {} classes on {} thread{}", train_files.files.size(),
              valid_files.files.size(), train_index.class_names.size(), config.workers, config.workers == 1 ? "" : "s");

@@ -36,6 +36,7 @@ void add_class_files(const std::string& folder, int64_t label, ImageFolderIndex&
   std::map<std::string, std::vector<std::string>> files_by_folder{{folder, {}}};
   std::error_code error;
   for (fs::recursive_directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    if (index.not_files.leave_out(*it)) continue;
     if (it->is_regular_file(error)) files_by_folder[it->path().parent_path().string()].push_back(it->path().filename().string());
   }
   if (error) throw DataError(folder + ": cannot list it (" + error.message() + ")");

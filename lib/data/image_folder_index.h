@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/experiment_config.h"
+#include "data/image_entries.h"
 
 namespace trainer {
 
@@ -16,6 +17,7 @@ struct ImageFolderIndex {
   std::vector<std::string> files;        // full paths
   std::vector<int64_t> labels;           // one per file
   int64_t other_files = 0;               // files without an image extension, left out
+  LeftOutEntries not_files;              // named like images, not image files (a FIFO, a dangling link)
 };
 
 // Classes: the subfolders of `root` whose names do not start with '.', in

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "data/image_codec.h"
+#include "data/image_entries.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -42,10 +43,12 @@ std::vector<std::string> index_images_below(const std::string& root) {
   require_folder(root, "data.path names the folder of the sharp images");
   std::error_code error;
   std::set<std::string> found;
+  LeftOutEntries left_out;
   for (fs::recursive_directory_iterator it(root, error), end; !error && it != end; it.increment(error))
-    if (it->is_regular_file(error) && has_image_extension(it->path().filename().string()))
+    if (!left_out.leave_out(*it) && it->is_regular_file(error) && has_image_extension(it->path().filename().string()))
       found.insert((fs::path(root) / it->path().lexically_relative(root)).string());
   if (error) throw DataError(root + ": cannot list it (" + error.message() + ")");
+  left_out.warn(root);
   if (found.empty()) throw DataError(root + ": no images (.png, .jpg, .jpeg or .bmp) in it or its subfolders");
   return {found.begin(), found.end()};
 }
@@ -54,13 +57,15 @@ std::vector<ImagePair> index_image_pairs(const std::string& root, const std::str
   require_folder(root, "data.path names the folder holding the '" + input + "' and '" + target + "' folders");
   std::error_code error;
   std::set<std::string> inputs, targets;  // relative paths
+  LeftOutEntries left_out;
   for (fs::recursive_directory_iterator it(root, error), end; !error && it != end; it.increment(error)) {
-    if (!it->is_regular_file(error) || !has_image_extension(it->path().filename().string())) continue;
+    if (left_out.leave_out(*it) || !it->is_regular_file(error) || !has_image_extension(it->path().filename().string())) continue;
     const fs::path relative = it->path().lexically_relative(root);
     if (!swapped(relative, input, target).empty()) inputs.insert(relative.string());
     else if (!swapped(relative, target, input).empty()) targets.insert(relative.string());
   }
   if (error) throw DataError(root + ": cannot list it (" + error.message() + ")");
+  left_out.warn(root);
   std::vector<ImagePair> pairs;
   for (const std::string& relative : inputs) {
     const std::string partner = swapped(relative, input, target);

@@ -3,6 +3,7 @@
 // the target a class label or real values (regression).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -14,6 +15,7 @@
 #include "data/zip_archive.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/text.h"
 
 namespace trainer {
 namespace {
@@ -34,50 +36,68 @@ bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// A whole field as a finite number, or nothing.
+// A whole field as a finite number that fits a float32 (the tensors'
+// type), or nothing.
 std::optional<double> number(const std::string& field) {
   const size_t begin = field.find_first_not_of(" \t"), end = field.find_last_not_of(" \t");
   if (begin == std::string::npos) return std::nullopt;
   const std::string trimmed = field.substr(begin, end - begin + 1);
   char* stop = nullptr;
   const double value = std::strtod(trimmed.c_str(), &stop);
-  if (stop != trimmed.c_str() + trimmed.size() || !std::isfinite(value)) return std::nullopt;
+  if (stop != trimmed.c_str() + trimmed.size() || !std::isfinite(value) ||
+      std::fabs(value) > std::numeric_limits<float>::max())
+    return std::nullopt;
   return value;
 }
 
+// Why `field` is not a feature value, for the message.
+std::string not_a_feature(const std::string& field) {
+  char* stop = nullptr;
+  const std::string text = field.substr(0, 64);
+  const double value = std::strtod(text.c_str(), &stop);
+  if (stop != text.c_str() && std::isfinite(value) && std::fabs(value) > std::numeric_limits<float>::max())
+    return "beyond the float32 range (+-3.4e38)";
+  return std::isfinite(value) || stop == text.c_str() ? "not a number" : "not a finite number";
+}
+
 Table read_csv(const std::string& path, const TabularConfig& tabular) {
-  const CsvTable csv = parse_csv(read_file_bytes(path), path);
-  size_t target = csv.header.size() - 1;
+  CsvReader reader = open_csv_file(path);
+  std::vector<std::string> header;
+  if (!reader.next_row(header)) throw DataError(path + ": empty; expected a header row of column names, then rows");
+  // The header decides before a row of the body is read.
+  size_t target = header.size() - 1;
   if (!tabular.target.empty()) {
-    const auto found = std::find(csv.header.begin(), csv.header.end(), tabular.target);
-    if (found == csv.header.end()) {
+    const auto found = std::find(header.begin(), header.end(), tabular.target);
+    if (found == header.end()) {
       std::string columns;
-      for (const auto& c : csv.header) columns += (columns.empty() ? "" : ", ") + c;
-      throw DataError(path + ": no column '" + tabular.target + "'; its columns: " + columns,
+      for (const auto& c : header) columns += (columns.empty() ? "" : ", ") + c;
+      throw DataError(path + ": no column '" + excerpt(tabular.target) + "'; its columns: " + excerpt(columns, 400),
                       "data.tabular.target names the target column");
     }
-    target = static_cast<size_t>(found - csv.header.begin());
+    target = static_cast<size_t>(found - header.begin());
   }
-  if (csv.header.size() < 2) throw DataError(path + ": one column; expected features and a target column");
+  if (header.size() < 2) throw DataError(path + ": one column; expected features and a target column");
   Table table;
   table.name = path;
-  table.rows = static_cast<int64_t>(csv.rows.size());
-  table.width = static_cast<int64_t>(csv.header.size()) - 1;
-  table.lines = csv.lines;
-  for (size_t r = 0; r < csv.rows.size(); ++r)
-    for (size_t c = 0; c < csv.header.size(); ++c) {
-      const std::string& field = csv.rows[r][c];
+  table.width = static_cast<int64_t>(header.size()) - 1;
+  for (std::vector<std::string> row; reader.next_row(row);) {
+    check_csv_width(row, header.size(), path, reader.row_line());
+    for (size_t c = 0; c < header.size(); ++c) {
+      const std::string& field = row[c];
       if (c == target) {
         table.target_text.push_back(field);
         continue;
       }
       const auto value = number(field);
       if (!value)
-        throw DataError(path + ":" + std::to_string(csv.lines[r]) + ": column '" + csv.header[c] + "' holds '" + field +
-                            "', not a number",
-                        "features must be numbers; encode categories as numbers first");
+        throw DataError(path + ":" + std::to_string(reader.row_line()) + ": column " + std::to_string(c + 1) + " ('" +
+                            excerpt(header[c]) + "') holds '" + excerpt(field) + "', " + not_a_feature(field),
+                        "features must be numbers a float32 holds; encode categories as numbers first");
       table.features.push_back(*value);
     }
+    table.lines.push_back(reader.row_line());
+    ++table.rows;
+  }
   return table;
 }
 
@@ -167,7 +187,7 @@ std::vector<std::vector<int64_t>> class_labels(std::vector<Table*> tables, DataI
     for (size_t r = 0; r < static_cast<size_t>(t->rows); ++r) {
       const auto found = names.find(t->target_text[r]);
       if (found == names.end())
-        throw DataError(row_place(*t, r) + ": class '" + t->target_text[r] + "' is not among the training file's classes");
+        throw DataError(row_place(*t, r) + ": class '" + excerpt(t->target_text[r]) + "' is not among the training file's classes");
       labels.back().push_back(std::distance(names.begin(), found));
     }
   }
@@ -179,7 +199,7 @@ std::vector<double> real_targets(Table& table) {
   std::vector<double> values;
   for (size_t r = 0; r < table.target_text.size(); ++r) {
     const auto v = number(table.target_text[r]);
-    if (!v) throw DataError(row_place(table, r) + ": the target '" + table.target_text[r] + "' is not a number");
+    if (!v) throw DataError(row_place(table, r) + ": the target '" + excerpt(table.target_text[r]) + "' is not a number");
     values.push_back(*v);
   }
   return values;

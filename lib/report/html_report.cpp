@@ -1,12 +1,15 @@
 #include "report/html_report.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 #include "report/svg_chart.h"
 #include "util/atomic_file.h"
+#include "util/error.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -238,8 +241,15 @@ std::string render_report(const std::vector<RunFiles>& runs) {
 
 void write_report(const std::vector<std::string>& run_dirs, const std::string& output) {
   std::vector<RunFiles> runs;
+  if (output != "-") check_replaceable(output);
   for (const std::string& dir : run_dirs) runs.push_back(read_run_files(dir));
-  write_file_atomic(output, render_report(runs));
+  const std::string html = render_report(runs);
+  if (output != "-") {
+    write_file_atomic(output, html);
+    return;
+  }
+  if (std::fwrite(html.data(), 1, html.size(), stdout) != html.size() || std::fflush(stdout) != 0)
+    throw IoError(std::string("cannot write the report to standard output: ") + std::strerror(errno));
 }
 
 }  // namespace trainer

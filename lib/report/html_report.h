@@ -16,7 +16,8 @@ namespace trainer {
 // the step-time split and peak memory by epoch.
 std::string render_report(const std::vector<RunFiles>& runs);
 
-// Reads the run directories and writes the page to `output` atomically.
+// Reads the run directories and writes the page to `output` atomically
+// ("-": to standard output).
 // Throws DataError for a folder that is not a run, IoError for the output.
 void write_report(const std::vector<std::string>& run_dirs, const std::string& output);
 

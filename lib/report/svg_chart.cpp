@@ -54,7 +54,14 @@ const std::string& run_color(size_t index) {
 }
 
 std::vector<double> nice_ticks(double low, double high, int target, double min_step) {
-  if (!(high > low)) return {low};
+  if (!(high > low) || !std::isfinite(low) || !std::isfinite(high)) return {low};
+  if (!std::isfinite(high - low)) {
+    // -1e308 to 1e308: the span overflows; find the ticks of half the range.
+    std::vector<double> ticks = nice_ticks(low / 2, high / 2, target, min_step / 2);
+    for (double& tick : ticks) tick = std::clamp(tick * 2, -std::numeric_limits<double>::max(),
+                                                 std::numeric_limits<double>::max());
+    return ticks;
+  }
   const double raw = std::max(min_step, (high - low) / std::max(1, target));
   const double exponent = std::floor(std::log10(raw));
   double factor = 10;
@@ -69,8 +76,12 @@ std::vector<double> nice_ticks(double low, double high, int target, double min_s
   const auto tick_at = [&](double k) { return exponent < 0 ? k * factor / scale : k * factor * scale; };
   const double step = tick_at(1);
   std::vector<double> ticks;
-  for (double k = std::ceil(low / step - 1e-9); tick_at(k) <= high + step * 1e-9; k += 1)
+  // Bounded: far from zero (1e300 to 1e300 + 1e285) k + 1 == k, and a loop
+  // on k alone would never end.
+  for (double k = std::ceil(low / step - 1e-9); tick_at(k) <= high + step * 1e-9 && ticks.size() < 64 && k + 1 != k;
+       k += 1)
     ticks.push_back(k == 0 ? 0.0 : tick_at(k));
+  if (ticks.empty()) ticks = {low, high};
   return ticks;
 }
 
@@ -90,11 +101,13 @@ std::string render_svg(const LineChart& chart, int width, int height) {
   const bool empty = !std::isfinite(x_min);
   if (!empty) {
     if (chart.y_from_zero) y_min = std::min(0.0, y_min);
-    if (x_max == x_min) x_min -= 1, x_max += 1;
-    if (y_max == y_min) {
-      const double pad = y_max == 0 ? 1 : std::fabs(y_max) * 0.1;
-      y_min -= pad, y_max += pad;
-    }
+    // Widening a single value stays finite however large it is.
+    const auto widen = [](double& low, double& high, double pad) {
+      low = std::max(low - pad, -std::numeric_limits<double>::max());
+      high = std::min(high + pad, std::numeric_limits<double>::max());
+    };
+    if (x_max == x_min) widen(x_min, x_max, std::max(1.0, std::fabs(x_max) * 1e-6));
+    if (y_max == y_min) widen(y_min, y_max, y_max == 0 ? 1 : std::fabs(y_max) * 0.1);
   }
   const std::vector<double> x_ticks =
       empty ? std::vector<double>{} : nice_ticks(x_min, x_max, 5, chart.x_integer ? 1.0 : 0.0);
@@ -102,8 +115,10 @@ std::string render_svg(const LineChart& chart, int width, int height) {
   if (!empty) {  // the axes end on ticks
     y_min = std::min(y_min, y_ticks.front()), y_max = std::max(y_max, y_ticks.back());
   }
-  const auto px = [&](double x) { return left + (x - x_min) / (x_max - x_min) * plot_w; };
-  const auto py = [&](double y) { return top + plot_h - (y - y_min) / (y_max - y_min) * plot_h; };
+  // Halved before subtracting: from -1e308 to 1e308 the span itself overflows.
+  const auto fraction = [](double v, double low, double high) { return (v / 2 - low / 2) / (high / 2 - low / 2); };
+  const auto px = [&](double x) { return left + fraction(x, x_min, x_max) * plot_w; };
+  const auto py = [&](double y) { return top + plot_h - fraction(y, y_min, y_max) * plot_h; };
 
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" + std::to_string(width) +
                     "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " + std::to_string(width) + " " +

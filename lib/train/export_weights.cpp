@@ -46,11 +46,16 @@ NamedArray to_array(const std::string& name, torch::Tensor tensor, WeightsFormat
 
 ExportedWeights export_weights(const ExperimentConfig& config, const std::string& checkpoint, WeightsFormat format,
                                const std::string& out) {
+  ExportedWeights result;
+  result.weights = out;
+  result.config = (std::filesystem::path(out).parent_path() / std::filesystem::path(out).stem()).string() + ".config.yaml";
+  // Both files are refused before either is written: no half export.
+  check_replaceable(result.weights);
+  check_replaceable(result.config);
   Model model = build_model_from_description(config, "export").model;
   load_checkpoint(checkpoint, *model.net, nullptr, torch::kCPU);
   // The state dict's order and names: parameters, then buffers (batch norm's running statistics).
   std::vector<NamedArray> arrays;
-  ExportedWeights result;
   for (const auto& item : model.net->named_parameters(true)) arrays.push_back(to_array(item.key(), item.value(), format));
   for (const auto& item : model.net->named_buffers(true)) arrays.push_back(to_array(item.key(), item.value(), format));
   for (const auto& array : arrays) result.bytes += static_cast<int64_t>(array.bytes.size());
@@ -69,8 +74,6 @@ ExportedWeights export_weights(const ExperimentConfig& config, const std::string
   std::error_code error;
   if (!folder.empty()) std::filesystem::create_directories(folder, error);
   if (error) throw IoError("cannot create the folder " + folder.string() + " for " + out + ": " + error.message());
-  result.weights = out;
-  result.config = (std::filesystem::path(out).parent_path() / std::filesystem::path(out).stem()).string() + ".config.yaml";
   write_file_atomic(result.weights, bytes);
   write_file_atomic(result.config, yaml);
   return result;

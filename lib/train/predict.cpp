@@ -14,12 +14,15 @@
 #include "device/runtime.h"
 #include "train/checkpoint.h"
 #include "train/experiment_setup.h"
+#include "train/predict_outputs.h"
 #include "train/tiled_inference.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/logging.h"
+#include "util/read_file.h"
 #include "util/stopwatch.h"
+#include "util/text.h"
 
 namespace trainer {
 namespace {
@@ -35,7 +38,7 @@ std::vector<InputFile> input_files(const std::string& input) {
   std::error_code error;
   if (fs::is_regular_file(input, error)) return {{input, fs::path(input).filename().string()}};
   if (!fs::is_directory(input, error))
-    throw DataError(input + " does not exist", "--input names an image file or a folder of them");
+    throw DataError(printable(input) + " " + regular_file_problem(input), "--input names an image file or a folder of them");
   std::vector<InputFile> files;
   for (const std::string& path : index_images_below(input))
     files.push_back({path, fs::path(path).lexically_relative(input).string()});
@@ -94,10 +97,25 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
                        std::string(info.token_inputs ? "token sequences" : "rows of numbers") + ", not images"});
   // The channels the model was built for (grey Fashion-MNIST: 1).
   const int64_t channels = info.input_shape[0];
+  // Every output is decided and checked before the first is written.
+  const std::vector<InputFile> files = input_files(options.input);
+  std::error_code error;
+  check_output_folder(options.input, options.output, fs::is_directory(options.input, error));
+  std::vector<std::string> outputs;
+  if (images_out) {
+    std::vector<std::string> relatives;
+    for (const InputFile& file : files) relatives.push_back(file.relative);
+    for (const std::string& name : image_output_names(relatives))
+      outputs.push_back((fs::path(options.output) / name).string());
+  } else if (!options.output.empty()) {
+    outputs.push_back((fs::path(options.output) / "predictions.jsonl").string());
+  }
+  check_no_existing_outputs(outputs, options.overwrite);
   Stopwatch clock;
   std::string lines;
   int64_t done = 0, skipped = 0;
-  for (const InputFile& file : input_files(options.input)) {
+  for (size_t index = 0; index < files.size(); ++index) {
+    const InputFile& file = files[index];
     Image image;
     try {
       image = decode_image(read_file_bytes(file.path), file.path, channels);
@@ -112,7 +130,7 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
     if (images_out) {
       const ImageModel apply = [&](const torch::Tensor& x) { return model.forward(x); };
       const Image restored = image_from_tensor(infer_tiled(apply, input, options.tiles), config.data.images);
-      const fs::path target = fs::path(options.output) / fs::path(file.relative).replace_extension(".png");
+      const fs::path target = outputs[index];
       std::error_code ignored;  // a folder that cannot be made fails the write, which names it
       fs::create_directories(target.parent_path(), ignored);
       write_file_atomic(target.string(), encode_png(restored, target.string()));
@@ -132,7 +150,7 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
     } else {
       std::error_code ignored;
       fs::create_directories(options.output, ignored);
-      write_file_atomic((fs::path(options.output) / "predictions.jsonl").string(), lines);
+      write_file_atomic(outputs.front(), lines);
     }
   }
   log().info("predicted {} file{} in {:.1f} s{}{}", done, done == 1 ? "" : "s", clock.seconds(),

@@ -16,13 +16,16 @@ struct PredictOptions {
   std::string input;   // an image file, or a folder searched with its subfolders
   std::string output;  // a folder; classifiers without one print to stdout
   int64_t top_k = 5;
+  bool overwrite = false;  // replace outputs that exist (never the inputs)
   TileOptions tiles;
 };
 
 // Returns the number of files predicted. Throws DataError naming a file that
 // cannot be read (skipped with a warning under data.on_bad_file: skip),
 // IoError naming an output that cannot be written; every file written is
-// complete (written under a temporary name, then renamed).
+// complete (written under a temporary name, then renamed). UsageError, before
+// anything is read, when an output would replace an input, another output,
+// or (without `overwrite`) a file that exists: predict_outputs.h.
 int64_t run_predict(const ExperimentConfig& config, const PredictOptions& options);
 
 }  // namespace trainer

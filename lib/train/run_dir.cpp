@@ -39,6 +39,8 @@ RunDir open_run_dir(const std::string& root, const std::string& experiment, cons
   return run;
 }
 
+ProcessLock lock_run_dir(const RunDir& run) { return ProcessLock::take(run.lock(), "run directory " + run.path); }
+
 RunDir create_exact_run_dir(const std::string& path) {
   std::error_code error;
   if (fs::exists(path, error)) {

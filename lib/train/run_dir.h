@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "util/process_lock.h"
+
 namespace trainer {
 
 struct RunDir {
@@ -17,6 +19,8 @@ struct RunDir {
   std::string metrics() const { return path + "/metrics.jsonl"; }
   std::string steps() const { return path + "/steps.jsonl"; }
   std::string report() const { return path + "/report.html"; }
+  // Held by the one process writing the run (lock_run_dir).
+  std::string lock() const { return path + "/run.lock"; }
   std::string checkpoints() const { return path + "/checkpoints"; }
   // The best epoch's (train.monitor); never pruned, never resumed from.
   std::string best_checkpoint() const { return checkpoints() + "/best.pt"; }
@@ -36,6 +40,11 @@ RunDir create_exact_run_dir(const std::string& path);
 // relative symlink, replaced atomically (a new link renamed over the old).
 // Returns what went wrong, empty when nothing did (or nothing was to do).
 std::string update_latest_link(const RunDir& run, const std::string& root, const std::string& experiment);
+
+// Makes this process the only writer of `run` while the lock lives: a
+// second `trainer run --resume` of a run still training is refused (a
+// UsageError naming the holder's pid and host) before it writes anything.
+ProcessLock lock_run_dir(const RunDir& run);
 
 // The checkpoints in `run`, oldest first.
 std::vector<std::string> list_checkpoints(const RunDir& run);

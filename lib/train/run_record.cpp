@@ -15,6 +15,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/json.h"
+#include "util/read_file.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -183,9 +184,9 @@ void RunRecord::write() const { write_file_atomic(run_.path + "/run.json", to_js
 
 std::string settle_run_json(const std::string& run_dir, int exit_code) {
   const std::string path = run_dir + "/run.json";
-  std::ifstream in(path);
-  if (!in) return "";
-  Json json = Json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const std::optional<std::string> text = read_text_file(path);
+  if (!text) return "";
+  Json json = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!json.is_object()) return path + " is not a JSON object; left as it is";
   const bool running = json["status"] == "running";
   if (!running && json["exit_code"] == exit_code) return "";

@@ -61,6 +61,9 @@ class TrainingLoop {
   [[noreturn]] void stop_for_interrupt(int64_t epoch, int64_t step);
 
   // training_loop_run_dir.cpp: the run directory, its records and logs.
+  // Takes run_lock_ (rank 0 outside a supervisor); throws UsageError when
+  // another process holds the run.
+  void lock_run();
   void start_new_run();
   void resume_run();
   // Rank 0 records the run for TensorBoard (and whatever else watches it).
@@ -104,6 +107,7 @@ class TrainingLoop {
   std::unique_ptr<GpuMonitor> gpu_monitor_;  // GPUs with NVML
   std::vector<std::unique_ptr<RunObserver>> observers_;  // rank 0's
   RunDir run_;
+  ProcessLock run_lock_;  // rank 0's, unless a supervisor of this node's ranks holds it
   RunRecord record_;  // rank 0's
   TrainingState state_;
   int64_t steps_per_epoch_ = 0;

@@ -40,9 +40,9 @@ void TrainingLoop::keep_best(int64_t epoch, const std::string& saved) {
     return;
   }
   if (!cluster_.is_root()) return;
-  const auto bytes = read_text_file(saved);
-  if (!bytes) throw IoError("cannot read " + saved + " to copy it to " + run_.best_checkpoint());
-  write_file_atomic(run_.best_checkpoint(), *bytes);
+  const FileRead bytes = read_regular_file(saved);
+  if (!bytes.ok()) throw IoError(saved + " " + bytes.problem + "; it was to be copied to " + run_.best_checkpoint());
+  write_file_atomic(run_.best_checkpoint(), bytes.bytes);
 }
 
 std::string TrainingLoop::save(int64_t epochs_done, int64_t step_in_epoch, const std::string& to) {

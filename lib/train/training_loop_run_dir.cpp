@@ -31,6 +31,12 @@ void TrainingLoop::record_end(int exit_code, const std::string& error) {
   }
 }
 
+void TrainingLoop::lock_run() {
+  // A supervisor that started this node's ranks holds the lock for them.
+  const bool supervised = options_.launch && !options_.launch->run_dir.empty();
+  if (cluster_.is_root() && !supervised) run_lock_ = lock_run_dir(run_);
+}
+
 void TrainingLoop::start_new_run() {
   // Made once the experiment has loaded, so a bad data set leaves no
   // empty run directory; a supervisor made it before starting the ranks.
@@ -39,6 +45,7 @@ void TrainingLoop::start_new_run() {
                ? RunDir{options_.launch->run_dir}
                : open_run_dir(config_.log.dir, config_.experiment.name, config_.log.run_name, {}, options_.run_dir);
   run_.path = cluster_.communicator().share_from_rank0("run directory", run_.path);
+  lock_run();
   if (cluster_.is_root()) {
     write_file_atomic(run_.config(), to_yaml(config_));
     record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());
@@ -53,6 +60,7 @@ void TrainingLoop::start_new_run() {
 void TrainingLoop::resume_run() {
   const ResumePoint point = find_resume_point(options_.resume);
   run_ = point.run;
+  lock_run();  // before a line is written to it
   open_logs();
   if (cluster_.is_root()) {
     record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());

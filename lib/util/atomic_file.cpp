@@ -55,8 +55,30 @@ void fsync_path(const std::string& path) {
 
 }  // namespace
 
+void check_replaceable(const std::string& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) return;  // nothing there yet (or a folder the write will name)
+  if (S_ISREG(info.st_mode)) return;
+  if (S_ISLNK(info.st_mode)) {
+    std::error_code error;
+    const auto target = std::filesystem::read_symlink(path, error);
+    throw IoError(path + " is a symbolic link" + (error ? std::string() : " to " + target.string()) +
+                      "; trainer does not replace links or write through them",
+                  "name the file itself, or remove the link first");
+  }
+  const char* kind = S_ISDIR(info.st_mode)    ? "a directory"
+                     : S_ISFIFO(info.st_mode) ? "a FIFO"
+                     : S_ISCHR(info.st_mode)  ? "a character device"
+                     : S_ISBLK(info.st_mode)  ? "a block device"
+                     : S_ISSOCK(info.st_mode) ? "a socket"
+                                              : "not a regular file";
+  throw IoError(path + " exists and is " + kind + "; trainer only replaces regular files",
+                "name a new file or a regular one to replace");
+}
+
 void write_atomic_with(const std::string& path,
                        const std::function<void(const std::string&)>& write) {
+  check_replaceable(path);
   const std::string tmp = temp_name_for(path);
   try {
     write(tmp);

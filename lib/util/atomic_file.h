@@ -10,11 +10,20 @@
 
 namespace trainer {
 
-// Writes `content` to `path` atomically. Throws IoError naming the path.
+// Throws IoError when `path` exists and is not a regular file trainer may
+// replace: a device node, a FIFO, a socket, a directory, or a symbolic link
+// (renaming over a link would replace the link, and writing through it would
+// write somewhere the user did not name). A writer of several files checks
+// them all with this before writing the first.
+void check_replaceable(const std::string& path);
+
+// Writes `content` to `path` atomically. Throws IoError naming the path
+// (check_replaceable's refusals included).
 void write_file_atomic(const std::string& path, const std::string& content);
 
 // Calls `write(tmp_path)` to produce the file under a temporary name, then
-// renames it to `path`. The temporary is removed if `write` throws.
+// renames it to `path`. The temporary is removed if `write` throws. Refuses
+// what check_replaceable refuses, before `write` runs.
 void write_atomic_with(const std::string& path,
                        const std::function<void(const std::string& tmp_path)>& write);
 

@@ -105,4 +105,33 @@ std::string host_name() {
   return gethostname(name, sizeof name - 1) == 0 ? name : "";
 }
 
+std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out += c;
+      continue;
+    }
+    switch (c) {
+      case '\0': out += "\\0"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", byte);
+        out += hex;
+      }
+    }
+  }
+  return out;
+}
+
+std::string excerpt(const std::string& text, size_t max_chars) {
+  if (text.size() <= max_chars) return printable(text);
+  return printable(text.substr(0, max_chars)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 }  // namespace trainer

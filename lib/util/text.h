@@ -38,4 +38,13 @@ std::string format_time_taken(double seconds);
 // This machine's name (gethostname); "" when it has none.
 std::string host_name();
 
+// `text` safe to print on a terminal: control characters (NUL, ESC,
+// newlines, DEL) become visible escapes (\0, \x1b, \n), so a hostile name or
+// file cannot move the cursor, clear the screen or cut a message short.
+std::string printable(const std::string& text);
+
+// A quotation of `text` for a message: printable, and at most `max_chars`
+// of it followed by "... (N bytes)" when it is longer.
+std::string excerpt(const std::string& text, size_t max_chars = 80);
+
 }  // namespace trainer

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -87,6 +89,51 @@ TEST_CASE("predict: an image model writes full-size images at the inputs' paths,
     for (size_t i = 0; i < t.pixels.size(); ++i) differing += std::abs(t.pixels[i] - b.pixels[i]) > 1 ? 1 : 0;
     CHECK(differing == 0);
   }
+  SECTION("outputs never replace inputs, earlier outputs (without --overwrite), or each other") {
+    const std::string before = read_text(dir + "/frames/a.png");
+    for (const std::string& output : {dir + "/frames", dir + "/frames/scene", dir}) {
+      const auto inside = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
+                                       dir + "/frames", "--output", output, "--overwrite"},
+                                      dir);
+      CHECK(inside.exit_code == 2);
+      CHECK_THAT(inside.err, Catch::Contains("the input folder " + dir + "/frames"));
+    }
+    CHECK(read_text(dir + "/frames/a.png") == before);
+    const auto again = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
+                                    dir + "/frames", "--output", dir + "/restored"},
+                                   dir);
+    CHECK(again.exit_code == 2);
+    CHECK_THAT(again.err, Catch::Contains(dir + "/restored/a.png exists (and 2 more outputs)") &&
+                              Catch::Contains("--overwrite"));
+    const auto overwritten = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
+                                          dir + "/frames", "--output", dir + "/restored", "--overwrite"},
+                                         dir);
+    CHECK(overwritten.exit_code == 0);
+    // One name, two formats: each output keeps its input's extension.
+    write_image(dir + "/same/a.png", 20, 20, 10);
+    std::ofstream(dir + "/same/a.jpg", std::ios::binary) << trainer::encode_jpeg(jpeg, 90, "a.jpg");
+    // Entries named like images that are not files are counted and named, not passed over in silence.
+    REQUIRE(::mkfifo((dir + "/same/b.png").c_str(), 0644) == 0);
+    fs::create_symlink(dir + "/nowhere.png", dir + "/same/c.png");
+    const auto same = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
+                                   dir + "/same", "--output", dir + "/same-out"},
+                                  dir);
+    INFO(same.err);
+    CHECK(same.exit_code == 0);
+    CHECK_THAT(same.err, Catch::Contains("predicted 2 files"));
+    CHECK_THAT(same.err, Catch::Contains("left out 2 entries named like images that are not image files") &&
+                             Catch::Contains(dir + "/same/b.png (a FIFO)") &&
+                             Catch::Contains(dir + "/same/c.png (a dangling link)"));
+    CHECK(read_image(dir + "/same-out/a.png.png").width == 20);
+    CHECK(read_image(dir + "/same-out/a.jpg.png").width == 31);
+    // A FIFO is not an image file, and is never opened to wait on.
+    REQUIRE(::mkfifo((dir + "/pipe.png").c_str(), 0644) == 0);
+    const auto fifo = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
+                                   dir + "/pipe.png", "--output", dir + "/fifo-out"},
+                                  dir);
+    CHECK(fifo.exit_code == 3);
+    CHECK_THAT(fifo.err, Catch::Contains(dir + "/pipe.png is a FIFO, not a regular file"));
+  }
   SECTION("no --output for images, a damaged input, a missing one") {
     const auto no_output = run_trainer(
         {"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input", dir + "/frames"}, dir);
@@ -99,7 +146,8 @@ TEST_CASE("predict: an image model writes full-size images at the inputs' paths,
     CHECK(damaged.exit_code == 3);
     CHECK_THAT(damaged.err, Catch::Contains(dir + "/frames/d.png"));
     const auto skipped = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
-                                      dir + "/frames", "--output", dir + "/again", "--set", "data.on_bad_file=skip"},
+                                      dir + "/frames", "--output", dir + "/again", "--set", "data.on_bad_file=skip",
+                                      "--overwrite"},
                                      dir);
     CHECK(skipped.exit_code == 0);
     CHECK_THAT(skipped.err, Catch::Contains("predicted 3 files") && Catch::Contains("1 skipped"));

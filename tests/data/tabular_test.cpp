@@ -58,6 +58,10 @@ TEST_CASE("CSV: quoted fields, line ends, blank lines, and the errors name the l
   CHECK_THROWS_WITH(parse_csv("a,b\n1,\"2\n", "t.csv"), Catch::Contains("t.csv:2: a quoted field is not closed"));
   CHECK_THROWS_WITH(parse_csv("a,b\n1,\"2\"x\n", "t.csv"), Catch::Contains("t.csv:2: text after a quoted field"));
   CHECK_THROWS_WITH(parse_csv("\n\n", "t.csv"), Catch::Contains("t.csv: empty"));
+  // A binary file (a sparse one: all NUL) stops at its first byte, not after reading it whole.
+  CHECK_THROWS_WITH(parse_csv(std::string(3 << 20, '\0'), "t.csv"), Catch::Contains("t.csv:1: a NUL byte"));
+  CHECK_THROWS_WITH(parse_csv("a,b\n" + std::string(2 << 20, 'x'), "t.csv"),
+                    Catch::Contains("t.csv:2: a field longer than 1 MiB"));
 }
 
 TEST_CASE("tabular CSV: named classes numbered in sorted order, real targets, errors", "[data][tabular]") {
@@ -96,7 +100,24 @@ TEST_CASE("tabular CSV: named classes numbered in sorted order, real targets, er
   }
   SECTION("a cell that is no number, a missing column, a class only in validation") {
     config.path = write(dir + "/bad.csv", "x1,x2,kind\n1,2,cat\n3,n/a,owl\n");
-    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(dir + "/bad.csv:3: column 'x2' holds 'n/a', not a number"));
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(dir + "/bad.csv:3: column 2 ('x2') holds 'n/a', not a number"));
+    // Beyond float32 is refused naming the cell, never read as inf (a run that "diverges").
+    for (const std::string big : {"1e39", "-1e308", "3.5e38"}) {
+      config.path = write(dir + "/big.csv", "x1,x2,kind\n1,2,cat\n3,4,owl\n5," + big + ",cat\n");
+      CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(dir + "/big.csv:4: column 2 ('x2') holds '" + big +
+                                                                 "', beyond the float32 range"));
+    }
+    // A huge cell is quoted in part, a NUL is named rather than cutting the message short.
+    config.path = write(dir + "/wide.csv", "x1,x2,kind\n1," + std::string(1000, '7') + "x,cat\n");
+    try {
+      load_dataset(config, 1);
+      FAIL("a 1001-character cell that is no number was accepted");
+    } catch (const DataError& e) {
+      CHECK(std::string(e.what()).size() < 400);
+      CHECK_THAT(e.what(), Catch::Contains("... (1001 bytes)"));
+    }
+    config.path = write(dir + "/nul.csv", std::string("x1,x2,kind\n1,2\0,cat\n", 20));
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(dir + "/nul.csv:2: a NUL byte"));
     config.path = dir + "/t.csv";
     config.tabular.target = "species";
     CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("no column 'species'; its columns: x1, x2, kind"));

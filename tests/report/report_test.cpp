@@ -67,6 +67,28 @@ TEST_CASE("axis ticks are round numbers covering the range", "[report]") {
   CHECK(nice_ticks(1, 3, 5, 1.0) == std::vector<double>{1, 2, 3});
 }
 
+TEST_CASE("a chart survives any value: spans that overflow, huge single points, NaN and infinities", "[report]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const std::vector<std::vector<std::pair<double, double>>> cases = {
+      {{1, -1e308}, {2, 1e308}},                  // the span overflows a double
+      {{1, 1e308}},                               // one point at the top of the range
+      {{1, -1.7976931348623157e308}, {2, -1.7976931348623157e308}},
+      {{1, 1e300}, {2, 1.0000000000000002e300}},  // k + 1 == k for the tick counter
+      {{1, nan}, {2, inf}, {3, -inf}},            // nothing finite: no data
+      {{1e308, 1}, {-1e308, 2}},                  // on the x axis too
+      {{5, 0.25}}};
+  for (const auto& points : cases) {
+    LineChart chart{"loss", "epoch", "loss", {{"run", "#1f77b4", false, true, points}}, false};
+    const std::string svg = render_svg(chart);
+    INFO(svg);
+    CHECK_THAT(svg, Catch::EndsWith("</svg>\n"));
+    CHECK(svg.find("nan") == std::string::npos);
+    CHECK(svg.find("inf") == std::string::npos);
+  }
+  CHECK(nice_ticks(-1e308, 1e308).size() >= 3);
+  CHECK(nice_ticks(1e300, 1.0000000000000002e300).size() <= 64);
+}
+
 TEST_CASE("text is escaped for XML and HTML", "[report]") {
   CHECK(xml_escape("a<b & \"c\" 'd'>") == "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;");
 }
