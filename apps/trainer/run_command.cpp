@@ -36,6 +36,8 @@ bool same_directory(const std::string& a, const std::string& b) {
   return std::filesystem::weakly_canonical(a, error) == std::filesystem::weakly_canonical(b, error);
 }
 
+const char* from_environment(const char* name) { return std::getenv(name); }
+
 // A new run's config is the file's; a resumed run's is its own config.yaml,
 // changed only where the file or --set asks and a resume allows (or --force).
 ExperimentConfig config_to_run(const RunArgs& args, const std::vector<std::string>& overrides) {
@@ -45,6 +47,8 @@ ExperimentConfig config_to_run(const RunArgs& args, const std::vector<std::strin
                        "trainer run configs/fashion_mnist_cnn.yaml");
     return load_experiment(args.experiment.file, overrides);
   }
+  // Under a launcher rank 0 holds the run for the others: only it may check.
+  if (!launch_from_environment(from_environment)) check_run_dir_free(args.resume);
   ResumeConfig resumed = resolve_resume_config(args.resume, args.experiment.file, overrides, args.force);
   for (const ConfigChange& change : resumed.changes) {
     if (may_change_on_resume(change.key))
@@ -56,8 +60,6 @@ ExperimentConfig config_to_run(const RunArgs& args, const std::vector<std::strin
   }
   return resumed.config;
 }
-
-const char* from_environment(const char* name) { return std::getenv(name); }
 
 std::string run_dir_for(const ExperimentConfig& config, const RunArgs& args) {
   return open_run_dir(config.log.dir, config.experiment.name, config.log.run_name, args.resume, args.run_dir).path;

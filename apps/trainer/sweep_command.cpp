@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "config/checks.h"
 #include "config/config_diff.h"
 #include "config/config_loader.h"
 #include "config/monitor_spec.h"
@@ -56,6 +57,10 @@ SweepSettings settle(const SweepArgs& args, const SweepPlan& plan, const std::ve
   settings.file = args.file;
   settings.fixed = plan.fixed;
   const std::string name = args.name.empty() ? std::filesystem::path(args.file).stem().string() : args.name;
+  // The rule of experiment and run names: the sweep's folder lies in LOG_DIR/EXPERIMENT.
+  if (const std::string problem = directory_name_problem(name, false); !problem.empty())
+    throw UsageError("--name '" + excerpt(name) + "': expected " + problem,
+                     "the sweep's folder is LOG_DIR/EXPERIMENT/sweep-NAME");
   settings.sweep_dir = first.log.dir + "/" + first.experiment.name + "/sweep-" + name;
   const auto monitor = resolve_monitor(first.train, first.metrics);
   settings.monitor = monitor ? monitor->key : first.train.monitor;

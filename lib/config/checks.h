@@ -48,14 +48,19 @@ inline Check<double> unit_interval() {
 }
 
 // One directory name: run directories are made under log.dir with it, and
-// "../x" or "a/b" would put them elsewhere.
+// "../x" or "a/b" would put them elsewhere; a newline or an escape code
+// would break (or take over) the tables that list runs. What it should be,
+// or "" when it is one.
+inline std::string directory_name_problem(const std::string& s, bool may_be_empty) {
+  bool printable = true;
+  for (const char c : s) printable = printable && static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+  const bool ok = (s.empty() && may_be_empty) ||
+                  (!s.empty() && s != "." && s != ".." && s.find('/') == std::string::npos && printable);
+  return ok ? std::string() : std::string("a directory name on one line of printable text, without '/' (not . or ..)");
+}
+
 inline Check<std::string> directory_name(bool may_be_empty) {
-  return [may_be_empty](const std::string& s) {
-    const bool ok = (s.empty() && may_be_empty) ||
-                    (!s.empty() && s != "." && s != ".." && s.find('/') == std::string::npos &&
-                     s.find('\0') == std::string::npos);
-    return ok ? std::string() : std::string("a directory name without '/' (not . or ..)");
-  };
+  return [may_be_empty](const std::string& s) { return directory_name_problem(s, may_be_empty); };
 }
 
 inline Check<std::string> not_empty() {

@@ -38,8 +38,8 @@ void reset_device_memory_peak(const torch::Device& device) {
   else reset_cpu_memory_peak();
 }
 
-OutOfMemoryError gpu_out_of_memory(const torch::Device& device, const std::string& torch_message,
-                                   const std::string& what_to_try) {
+OutOfMemoryError device_out_of_memory(const torch::Device& device, const std::string& torch_message,
+                                      const std::string& what_to_try) {
   const MemoryUsage usage = device_memory_usage(device);
   const std::string first_line = torch_message.substr(0, torch_message.find('\n'));
   return OutOfMemoryError(device_entry(device) + ": out of memory" +

@@ -23,9 +23,11 @@ MemoryUsage device_memory_usage(const torch::Device& device);
 int64_t gpu_budget_bytes(const torch::Device& device);
 void reset_device_memory_peak(const torch::Device& device);
 
-// The caching allocator's c10::OutOfMemoryError, as ours (exit code 6):
-// device, budget, peak, and the allocator's own line (the bytes requested).
-OutOfMemoryError gpu_out_of_memory(const torch::Device& device, const std::string& torch_message,
-                                   const std::string& what_to_try);
+// An allocator's refusal as ours (exit code 6): the CUDA caching
+// allocator's c10::OutOfMemoryError, or the CPU allocator's (the system
+// refused: an address-space limit, no memory left): device, budget, peak,
+// and the allocator's own line (the bytes requested), no stack frames.
+OutOfMemoryError device_out_of_memory(const torch::Device& device, const std::string& torch_message,
+                                      const std::string& what_to_try);
 
 }  // namespace trainer

@@ -7,6 +7,7 @@
 #include "models/initializers.h"
 #include "util/error.h"
 #include "util/text.h"
+#include "util/torch_compat.h"
 
 namespace trainer {
 namespace {
@@ -163,15 +164,8 @@ int GraphBuilder::build_layer(const LayerSpec& layer, const std::string& path, s
         } catch (const std::bad_alloc&) {
           fail_out_of_memory("");
         } catch (const c10::Error& e) {
-          // LibTorch's CPU allocator reports a refused allocation as a plain
-          // c10::Error, told apart only by its text: "can't allocate memory" when
-          // posix_memalign fails (1.13 and 2.x), "not enough memory" when the
-          // platform allocator returns null (2.x).
-          const std::string what = e.what_without_backtrace();
-          if (what.find("DefaultCPUAllocator: can't allocate memory") == std::string::npos &&
-              what.find("DefaultCPUAllocator: not enough memory") == std::string::npos)
-            throw;
-          fail_out_of_memory(what);
+          if (!compat::is_cpu_allocation_failure(e)) throw;
+          fail_out_of_memory(e.what_without_backtrace());
         }
       }
       slot = node_;

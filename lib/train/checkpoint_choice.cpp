@@ -5,6 +5,7 @@
 #include "config/config_loader.h"
 #include "train/run_dir.h"
 #include "util/error.h"
+#include "util/read_file.h"
 
 namespace trainer {
 
@@ -27,8 +28,10 @@ CheckpointChoice choose_checkpoint(const std::string& path) {
     if (fs::is_regular_file(run.config(), error)) choice.run_config = run.config();
     return choice;
   }
-  if (!fs::is_regular_file(path, error))
-    throw UsageError("--checkpoint " + path + ": no such file or run directory");
+  if (!fs::exists(path, error)) throw UsageError("--checkpoint " + path + ": no such file or run directory");
+  // A FIFO or a device would be read for ever: refused as an unreadable checkpoint.
+  if (const std::string problem = regular_file_problem(path); !problem.empty())
+    throw IoError("--checkpoint " + path + " " + problem, "name a checkpoint file (.pt) or a run directory");
   choice.checkpoint = path;
   // RUN_DIR/checkpoints/FILE.pt belongs to RUN_DIR.
   const fs::path folder = fs::path(path).parent_path();

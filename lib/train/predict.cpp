@@ -23,6 +23,7 @@
 #include "util/read_file.h"
 #include "util/stopwatch.h"
 #include "util/text.h"
+#include "util/torch_compat.h"
 
 namespace trainer {
 namespace {
@@ -70,6 +71,16 @@ nlohmann::ordered_json top_classes(const torch::Tensor& probabilities, const Dat
     top.push_back(entry);
   }
   return top;
+}
+
+// Out of memory on one image: which image, how large, and what bounds it
+// (not train.batch_size: predict takes one image at a time).
+OutOfMemoryError image_out_of_memory(const std::string& path, const Image& image, const std::string& what,
+                                     bool images_out) {
+  return OutOfMemoryError(printable(path) + " (" + std::to_string(image.width) + " x " + std::to_string(image.height) +
+                              " pixels): out of memory: " + what.substr(0, what.find('\n')),
+                          images_out ? "predict it in tiles (--tile 512, or smaller), or set memory_limit higher"
+                                     : "set memory_limit higher, or shrink the image");
 }
 
 }  // namespace
@@ -126,21 +137,32 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
       ++skipped;
       continue;
     }
-    const torch::Tensor input = model_input(image, config, info, !images_out, device);
-    if (images_out) {
-      const ImageModel apply = [&](const torch::Tensor& x) { return model.forward(x); };
-      const Image restored = image_from_tensor(infer_tiled(apply, input, options.tiles), config.data.images);
-      const fs::path target = outputs[index];
-      std::error_code ignored;  // a folder that cannot be made fails the write, which names it
-      fs::create_directories(target.parent_path(), ignored);
-      write_file_atomic(target.string(), encode_png(restored, target.string()));
-    } else {
-      const torch::Tensor output = model.forward(input);
-      const torch::Tensor probabilities = to_probabilities ? torch::softmax(output, 1) : output;
-      nlohmann::ordered_json line;
-      line["file"] = file.path;
-      line["top"] = top_classes(probabilities, info, options.top_k);
-      lines += json_line(line);
+    try {
+      const torch::Tensor input = model_input(image, config, info, !images_out, device);
+      if (images_out) {
+        const ImageModel apply = [&](const torch::Tensor& x) { return model.forward(x); };
+        const Image restored = image_from_tensor(infer_tiled(apply, input, options.tiles), config.data.images);
+        const fs::path target = outputs[index];
+        std::error_code ignored;  // a folder that cannot be made fails the write, which names it
+        fs::create_directories(target.parent_path(), ignored);
+        write_file_atomic(target.string(), encode_png(restored, target.string()));
+      } else {
+        const torch::Tensor output = model.forward(input);
+        const torch::Tensor probabilities = to_probabilities ? torch::softmax(output, 1) : output;
+        nlohmann::ordered_json line;
+        line["file"] = file.path;
+        line["top"] = top_classes(probabilities, info, options.top_k);
+        lines += json_line(line);
+      }
+    } catch (const OutOfMemoryError& e) {
+      throw image_out_of_memory(file.path, image, e.what(), images_out);
+    } catch (const c10::OutOfMemoryError& e) {
+      throw image_out_of_memory(file.path, image, e.what_without_backtrace(), images_out);
+    } catch (const c10::Error& e) {
+      if (!compat::is_cpu_allocation_failure(e)) throw;
+      throw image_out_of_memory(file.path, image, e.what_without_backtrace(), images_out);
+    } catch (const std::bad_alloc&) {
+      throw image_out_of_memory(file.path, image, "the system refused an allocation", images_out);
     }
     ++done;
   }

@@ -103,6 +103,13 @@ void prune_checkpoints(const RunDir& run, int64_t keep) {
   for (size_t i = 0; i + static_cast<size_t>(keep) < files.size(); ++i) std::remove(files[i].c_str());
 }
 
+void check_run_dir_free(const std::string& target) {
+  std::error_code error;
+  const fs::path path = fs::absolute(target);
+  const RunDir run{fs::is_directory(path, error) ? path.string() : path.parent_path().parent_path().string()};
+  if (fs::exists(run.lock(), error)) lock_run_dir(run);  // taken and at once released
+}
+
 ResumePoint find_resume_point(const std::string& target) {
   std::error_code error;
   if (fs::is_regular_file(target, error)) {

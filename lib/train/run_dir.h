@@ -46,6 +46,12 @@ std::string update_latest_link(const RunDir& run, const std::string& root, const
 // UsageError naming the holder's pid and host) before it writes anything.
 ProcessLock lock_run_dir(const RunDir& run);
 
+// Throws lock_run_dir's UsageError when the run that `--resume` names is
+// held by another process, before anything else is said about it (a run
+// still in its first epoch has no checkpoint yet). Only where no other rank
+// of the same run can hold it: a single process, or a supervisor.
+void check_run_dir_free(const std::string& resume_target);
+
 // The checkpoints in `run`, oldest first.
 std::vector<std::string> list_checkpoints(const RunDir& run);
 

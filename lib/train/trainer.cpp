@@ -23,6 +23,7 @@
 #include "util/signals.h"
 #include "util/stopwatch.h"
 #include "util/text.h"
+#include "util/torch_compat.h"
 
 namespace trainer {
 namespace {
@@ -93,7 +94,14 @@ RunSummary TrainingLoop::run() {
     if (config_.train.early_stopping.restore_best) restore_best();
   } catch (const c10::OutOfMemoryError& e) {
     // The CUDA caching allocator's (the CPU's budget throws ours directly).
-    throw gpu_out_of_memory(device_, e.what_without_backtrace(), out_of_memory_hint(config_, device_));
+    throw device_out_of_memory(device_, e.what_without_backtrace(), out_of_memory_hint(config_, device_));
+  } catch (const c10::Error& e) {
+    // The system refusing the CPU allocator (not our memory_limit).
+    if (!compat::is_cpu_allocation_failure(e)) throw;
+    throw device_out_of_memory(torch::kCPU, e.what_without_backtrace(), out_of_memory_hint(config_, torch::kCPU));
+  } catch (const std::bad_alloc&) {
+    throw device_out_of_memory(torch::kCPU, "the system refused an allocation (std::bad_alloc)",
+                               out_of_memory_hint(config_, torch::kCPU));
   }
   cluster_.finish();
   if (best_.exhausted())
@@ -313,7 +321,11 @@ RunSummary run_training(const ExperimentConfig& config, const RunOptions& option
       if (loop) loop->mark_failed(e.what());
     }
     const auto* error = dynamic_cast<const Error*>(&e);
-    if (loop) loop->record_end(static_cast<int>(error ? error->code() : ExitCode::kInternal), e.what());
+    // LibTorch's errors carry stack frames ("frame #0: <unknown function>"): run.json keeps the message.
+    const auto* torch_error = dynamic_cast<const c10::Error*>(&e);
+    if (loop)
+      loop->record_end(static_cast<int>(error ? error->code() : ExitCode::kInternal),
+                       torch_error ? torch_error->what_without_backtrace() : e.what());
     close_log_file();
     throw;
   }

@@ -181,8 +181,20 @@ void throw_if_log_write_failed() {
 }
 
 void emit_record(const std::string& record) {
-  std::fwrite(record.data(), 1, record.size(), stdout);
-  std::fflush(stdout);
+  // A reader that went away (`trainer run ... | head -1`) is no reason to
+  // lose the run: SIGPIPE is ignored (signals.h), the records go on into
+  // train.log, and the closed stdout is reported once.
+  static bool stdout_closed = false;
+  if (!stdout_closed) {
+    const bool written = std::fwrite(record.data(), 1, record.size(), stdout) == record.size();
+    if (std::fflush(stdout) != 0 || !written) {
+      if (errno == EPIPE) {
+        stdout_closed = true;
+        log().warn("standard output was closed (EPIPE): epoch records go on into train.log only");
+      }
+      std::clearerr(stdout);
+    }
+  }
   if (auto& sink = file_sink_slot()) {
     // Raw text, without the log pattern, so the file parses like stdout.
     sink->flush();

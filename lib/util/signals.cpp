@@ -21,6 +21,8 @@ void install(void (*handler)(int)) {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // A closed terminal or ssh session: save and stop, as for TERM.
+  sigaction(SIGHUP, &action, nullptr);
 }
 
 void on_signal(int) {
@@ -41,6 +43,9 @@ void install_interrupt_handlers() {
   // Past a file-size limit (ulimit -f) a write then fails with EFBIG, which
   // trainer reports naming the file, instead of the process being killed.
   std::signal(SIGXFSZ, SIG_IGN);
+  // A closed stdout (a pipe whose reader ended) fails the write with EPIPE,
+  // which the epoch log reports once, instead of killing the run unsaved.
+  std::signal(SIGPIPE, SIG_IGN);
 }
 void install_signal_counters() { install(count_signal); }
 int received_signal_count() { return g_interrupts; }

@@ -1,7 +1,8 @@
 #pragma once
-// SIGINT/SIGTERM handling for preemptible jobs: the first signal asks the
-// training loop to finish its step, save a checkpoint and stop; a second one
-// ends the process at once (exit status 130).
+// SIGINT/SIGTERM/SIGHUP handling for preemptible jobs: the first signal asks
+// the training loop to finish its step, save a checkpoint and stop (exit 9);
+// a second one ends the process at once (exit status 130). SIGPIPE is
+// ignored: a closed stdout does not end a run.
 
 namespace trainer {
 

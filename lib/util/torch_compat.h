@@ -16,6 +16,16 @@ inline at::Generator make_cpu_generator(uint64_t seed) {
   return at::make_generator<at::CPUGeneratorImpl>(seed);
 }
 
+// Whether `e` is LibTorch's CPU allocator refusing memory: a plain
+// c10::Error told apart only by its text, which differs by version ("can't
+// allocate memory" when posix_memalign fails, 1.13 and 2.x; "not enough
+// memory" when the platform allocator returns null, 2.x).
+inline bool is_cpu_allocation_failure(const c10::Error& e) {
+  const std::string what = e.what_without_backtrace();
+  return what.find("DefaultCPUAllocator: can't allocate memory") != std::string::npos ||
+         what.find("DefaultCPUAllocator: not enough memory") != std::string::npos;
+}
+
 // The global CPU generator, which dropout and torch::rand* use by default.
 inline at::Generator default_cpu_generator() { return at::detail::getDefaultCPUGenerator(); }
 

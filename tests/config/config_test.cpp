@@ -126,7 +126,11 @@ TEST_CASE("values that were once accepted without a word", "[config]") {
     std::string text = kMinimal;
     return text.replace(text.find("name: tiny"), 10, "name: '" + name + "'");
   };
-  CHECK_THAT(problems_of(named("../../x"))[0], Catch::Contains("experiment.name: expected a directory name without '/'"));
+  CHECK_THAT(problems_of(named("../../x"))[0], Catch::Contains("experiment.name: expected a directory name on one line of printable text, without '/'"));
+  // A newline (YAML's double-quoted escape) or a terminal escape code would break the runs table.
+  std::string two_lines = kMinimal;
+  two_lines.replace(two_lines.find("name: tiny"), 10, "name: \"a\\nb\"");
+  CHECK_THAT(problems_of(two_lines)[0], Catch::Contains("experiment.name: expected a directory name"));
   CHECK_THAT(problems_of(named(".."))[0], Catch::Contains("experiment.name: expected a directory name"));
   CHECK(problems_of(named("tiny-2")).empty());
   CHECK_THAT(problems_of(std::string(kMinimal) + "log: {run_name: a/b}\n")[0],
