@@ -47,7 +47,14 @@ void apply_override(YAML::Node& root, const std::string& text, ReadContext& cont
       return;
     }
     const bool last = i + 1 == parts.size();
-    if (current.IsSequence() && is_index(part)) {
+    if (current.IsSequence() && !is_index(part)) {
+      // A name (or -1) would silently turn the list into a mapping, blamed later on the file's line.
+      context.problem("--set " + text, "'" + (path.empty() ? part : path) + "' is a list of " +
+                                           std::to_string(current.size()) + " entries: '" + part +
+                                           "' is no index of it (0 to " + std::to_string(current.size()) + " - 1)");
+      return;
+    }
+    if (current.IsSequence()) {
       // Any index past the list's end is refused, however many digits it has.
       const size_t index = part.size() > 9 ? current.size() : std::stoul(part);
       path += "[" + part + "]";

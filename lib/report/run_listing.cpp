@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -24,12 +25,15 @@ using Json = nlohmann::json;
 
 constexpr int kMaxDepth = 4;  // LOG_DIR/EXPERIMENT/RUN/run.json, and a level to spare
 
-// A "running" record whose process is gone from this host was killed.
+// A "running" record whose process is gone from this host was killed; so
+// was one whose pid no process can have (a damaged or hand-made record).
 bool process_gone(const Json& record) {
   if (!record.contains("host") || !record["host"].is_string() || record["host"] != host_name()) return false;
-  if (!record.contains("pid") || !record["pid"].is_number_integer()) return false;
-  const int pid = record["pid"].get<int>();
-  return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
+  if (!record.contains("pid") || !record["pid"].is_number_integer()) return true;
+  const int64_t pid = record["pid"].get<int64_t>();
+  // Linux pids are at most 2^22 (pid_max); anything outside int is no pid.
+  if (pid <= 0 || pid > std::numeric_limits<int32_t>::max()) return true;
+  return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
 // The first configured metric's validation twin, else val_loss, else loss.
@@ -151,9 +155,10 @@ RunScan scan_runs(const std::string& log_dir) {
 std::string format_runs_table(const std::vector<RunListing>& runs) {
   std::vector<std::vector<std::string>> rows{{"RUN", "STATUS", "EPOCHS", "BEST", "TIME", "PATH"}};
   for (const RunListing& run : runs)
-    rows.push_back({run.experiment + "/" + run.name, run.status.empty() ? "-" : run.status,
-                    std::to_string(run.epochs_done) + "/" + std::to_string(run.epochs), format_best(run),
-                    run.seconds ? format_time_taken(*run.seconds) : "-", run.path});
+    // A hostile run.json's escape codes are shown, never sent to the terminal.
+    rows.push_back({printable(run.experiment + "/" + run.name), run.status.empty() ? "-" : printable(run.status),
+                    std::to_string(run.epochs_done) + "/" + std::to_string(run.epochs), printable(format_best(run)),
+                    run.seconds ? format_time_taken(*run.seconds) : "-", printable(run.path)});
   return format_text_table(rows);
 }
 

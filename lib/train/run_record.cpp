@@ -176,7 +176,10 @@ std::string RunRecord::to_json() const {
                    {"checkpoints", absolute(run_.checkpoints())},
                    {"last_checkpoint", checkpoints.empty() ? Json(nullptr) : Json(absolute(checkpoints.back()))},
                    {"best_checkpoint", std::filesystem::exists(run_.best_checkpoint()) ? Json(absolute(run_.best_checkpoint()))
-                                                                         : Json(nullptr)}};
+                                                                         : Json(nullptr)},
+                   {"best_checkpoint_epoch", best_checkpoint_epoch_ && std::filesystem::exists(run_.best_checkpoint())
+                                                 ? Json(*best_checkpoint_epoch_)
+                                                 : Json(nullptr)}};
   return json_line(json);
 }
 

@@ -39,6 +39,9 @@ class RunRecord {
   void set_metrics_jsonl(const std::string& text);
   void add_epoch(const EpochRecord& record);
   void set_resumed_from(const std::string& checkpoint) { resumed_from_ = checkpoint; }
+  // The epoch checkpoints/best.pt holds, once it is on disk (a best epoch
+  // whose copy failed leaves the earlier one): paths.best_checkpoint_epoch.
+  void set_best_checkpoint_epoch(int64_t epoch) { best_checkpoint_epoch_ = epoch; }
   // The validation metrics of the inputs themselves (image targets only).
   void set_identity_baseline(std::vector<MetricValue> values) { identity_baseline_ = std::move(values); }
   // Ends the record: status from the exit code; `error` is the message of
@@ -58,6 +61,7 @@ class RunRecord {
   int pid_ = 0, world_size_ = 1;
   std::optional<int> exit_code_;
   int64_t epochs_ = 0, epochs_done_ = 0;
+  std::optional<int64_t> best_checkpoint_epoch_;
   MetricHistory& history_of(const std::string& key);
   std::vector<std::pair<std::string, MetricHistory>> metrics_;  // by metrics.jsonl key, in its order
 };

@@ -168,15 +168,23 @@ EpochRecord TrainingLoop::run_epoch(int64_t epoch) {
              100.0 * data_wait / record.train_seconds, format_mib(memory.peak_bytes),
              memory.budget_bytes > 0 ? " of " + format_mib(memory.budget_bytes) : std::string());
   if (record.timed_steps > 0) log().info("epoch {}: step time {}", epoch, describe_step_times(record));
-  if (verdict.measured)
-    log().info("epoch {}: {}{}", epoch, describe_verdict(best_, verdict), verdict.improved ? "; saved as best.pt" : "");
+  if (verdict.measured) log().info("epoch {}: {}", epoch, describe_verdict(best_, verdict));
   if (reducer_)
     log().info("epoch {}: gradient all-reduce {} buckets per step; waiting for it took {:.2f} s, {:.1f}% of training",
                epoch, reducer_->stats().buckets_per_step, reducer_->stats().finalize_seconds,
                100.0 * reducer_->stats().finalize_seconds / record.train_seconds);
   std::string saved;
   if (last || record.stopped_early || epoch % config_.train.checkpoint_every == 0) saved = save(epoch, 0);
-  if (verdict.improved) keep_best(epoch, saved);
+  if (verdict.improved) {
+    // Said and recorded once best.pt holds it: a failed copy (a full disk)
+    // leaves the log and run.json naming the epoch best.pt really holds.
+    keep_best(epoch, saved);
+    log().info("epoch {}: saved as best.pt", epoch);
+    if (cluster_.is_root()) {
+      record_.set_best_checkpoint_epoch(epoch);
+      record_.write();
+    }
+  }
   if (record.stopped_early)
     log().info("early stopping: {} did not improve for {} measurements; the best was {:.6g} at epoch {}",
                best_.spec().key, best_.counters.waited, best_.counters.best, best_.counters.best_epoch);

@@ -81,6 +81,7 @@ void TrainingLoop::resume_run() {
     remove_debris(run_);
     record_.set_metrics_jsonl(read_text_file(run_.metrics()).value_or(""));
     record_.set_resumed_from(checkpoint);
+    if (state_.monitor.best_epoch > 0) record_.set_best_checkpoint_epoch(state_.monitor.best_epoch);
     record_.write();
   }
   log().info("resumed from {} (epoch {} done, step {} of the next)", checkpoint, state_.epoch,

@@ -141,3 +141,28 @@ TEST_CASE("eval and predict refuse a checkpoint outside a run without an experim
   CHECK(empty.exit_code == 2);
   CHECK_THAT(empty.err, Catch::Contains("no checkpoints in"));
 }
+
+TEST_CASE("a best.pt that cannot be written is never reported as saved", "[e2e][monitor][guard]") {
+  const std::string dir = fresh_dir("best-unwritable");
+  // mode min on a falling val_loss: every epoch is a new best.
+  const std::string experiment = falling_loss_experiment(dir, "epochs: 1, mode: min");
+  const auto first = run_trainer({"run", experiment}, dir);
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  const std::string run = dir + "/runs/stop/run";
+  CHECK(json::parse(read_text(run + "/run.json"))["paths"]["best_checkpoint_epoch"] == 1);
+  // best.pt becomes a link trainer refuses to replace: the next best cannot be kept.
+  fs::rename(run + "/checkpoints/best.pt", dir + "/best-epoch-1.pt");
+  fs::create_symlink(dir + "/best-epoch-1.pt", run + "/checkpoints/best.pt");
+  const std::string kept = read_text(dir + "/best-epoch-1.pt");
+  const auto second = run_trainer({"run", "--resume", run, "--set", "train.epochs=2"}, dir);
+  INFO(second.err);
+  CHECK(second.exit_code == 4);
+  CHECK_THAT(second.err, Catch::Contains("epoch 2: val_loss improved") &&
+                             Catch::Contains("checkpoints/best.pt is a symbolic link"));
+  CHECK(second.err.find("epoch 2: saved as best.pt") == std::string::npos);
+  CHECK(read_text(dir + "/best-epoch-1.pt") == kept);
+  const json record = json::parse(read_text(run + "/run.json"));
+  CHECK(record["paths"]["best_checkpoint_epoch"] == 1);
+  CHECK(record["exit_code"] == 4);
+}

@@ -77,7 +77,7 @@ TEST_CASE("extends: a chain of files, the later keys over the earlier, lists rep
     std::ofstream(dir + "/mid/lr.yaml") << "extends: nowhere.yaml\n";
     const auto problems = problems_loading(dir + "/top.yaml");
     REQUIRE(problems.size() == 1);
-    CHECK(problems[0] == dir + "/mid/lr.yaml:1:10: extends: cannot read " + dir + "/mid/nowhere.yaml (" + dir +
+    CHECK(problems[0] == dir + "/mid/lr.yaml:1:10: extends: " + dir + "/mid/nowhere.yaml does not exist (" + dir +
                              "/top.yaml -> " + dir + "/mid/lr.yaml -> " + dir + "/mid/nowhere.yaml)");
   }
   SECTION("extends must be one path") {

@@ -181,6 +181,9 @@ TEST_CASE("command-line overrides go through the same checks", "[config]") {
   SECTION("malformed overrides") {
     CHECK_THAT(problems_of(kMinimal, {"train.epochs"})[0], Catch::Contains("expected KEY=VALUE"));
     CHECK_THAT(problems_of(kMinimal, {"model.layers.5.units=3"})[0], Catch::Contains("index 5 does not exist"));
+    // Not an index: the --set is blamed, never the file's line.
+    CHECK_THAT(problems_of(kMinimal, {"model.layers.-1.units=3"})[0],
+               Catch::StartsWith("--set model.layers.-1.units=3") && Catch::Contains("'-1' is no index of it"));
   }
 }
 

@@ -89,8 +89,28 @@ TEST_CASE("IDX folders whose content is wrong are data errors before training", 
     gzwrite(file, bomb.data(), static_cast<unsigned>(bomb.size()));
     gzclose(file);
     CHECK(std::filesystem::file_size(dir + "/train-images-idx3-ubyte.gz") < 200000);
+    // Refused from the gzip trailer, before inflating a byte of it.
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("train-images-idx3-ubyte.gz: its IDX header describes 24 "
+                                                               "bytes but the gzip data holds 67108880"));
+    // A forged trailer: inflating still stops at the header's size.
+    std::ifstream in(dir + "/train-images-idx3-ubyte.gz", std::ios::binary);
+    std::string gz((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    in.close();
+    gz.replace(gz.size() - 4, 4, std::string("\x18\0\0\0", 4));
+    std::ofstream(dir + "/train-images-idx3-ubyte.gz", std::ios::binary) << gz;
     CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("train-images-idx3-ubyte.gz: decompresses to more "
                                                                "than 24 bytes, the size its IDX header describes"));
+  }
+  SECTION("a header claiming 65536 x 65536 images is checked against the file before anything is allocated") {
+    write("train-images-idx3-ubyte", std::string("\0\0\x08\x03\0\0\0\x01\0\x01\0\0\0\x01\0\0", 16) + std::string(8, '\x01'));
+    CHECK_FALSE(preview_dataset(config).has_value());  // no model is built from such sizes
+    CHECK_THROWS_WITH(load_dataset(config, 1),
+                      Catch::Contains(dir + "/train-images-idx3-ubyte: its IDX header describes 4294967312 bytes but the "
+                                            "file holds 24 (truncated, or a corrupt header)"));
+  }
+  SECTION("an element type is shown in hex") {
+    write("train-images-idx3-ubyte", std::string("\0\0\x0d\x03\0\0\0\x02\0\0\0\x02\0\0\0\x02", 16));
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("IDX element type 0x0D is not supported"));
   }
 }
 

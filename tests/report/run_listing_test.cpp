@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -83,6 +84,22 @@ TEST_CASE("runs are listed newest first with status, epochs, best validation val
   CHECK_THAT(found.problems[0], Catch::Contains(dir + "/exp/broken/run.json: not a run record") &&
                                   Catch::EndsWith("; skipped"));
   CHECK_THROWS_AS(scan_runs(dir + "/missing"), UsageError);
+}
+
+TEST_CASE("a hostile run.json cannot drive the terminal, and an impossible pid is no running process", "[runs]") {
+  const std::string dir = fresh_dir("runs-hostile");
+  fs::create_directories(dir + "/exp/evil");
+  std::ofstream(dir + "/exp/evil/run.json")
+      << R"({"format":1,"status":"running","experiment":"\u001b[2J\u001b]0;owned\u0007x\ny","host":")" << host()
+      << R"(","pid":1099511627776,"started_at":"2026-11-21T08:00:00Z","epochs":1,"epochs_done":0})";
+  const RunScan found = scan_runs(dir);
+  REQUIRE(found.runs.size() == 1);
+  CHECK(found.runs[0].status == "killed");  // pid 2^40: no process has it
+  const std::string table = format_runs_table(found.runs);
+  CHECK(table.find('\x1b') == std::string::npos);
+  CHECK(table.find('\a') == std::string::npos);
+  CHECK_THAT(table, Catch::Contains("\\x1b[2J\\x1b]0;owned\\x07x\\ny/evil"));
+  CHECK(std::count(table.begin(), table.end(), '\n') == 2);  // the header and one row
 }
 
 TEST_CASE("trainer runs prints a table, or JSON for scripts", "[runs][e2e]") {
