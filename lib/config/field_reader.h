@@ -90,7 +90,7 @@ class FieldReader {
 
   void complain(const YAML::Node& node, const std::string& path, const std::string& expected) const {
     std::string got;
-    if (node.IsScalar()) got = "'" + node.Scalar() + "'";
+    if (node.IsScalar()) got = "'" + excerpt(node.Scalar()) + "'";  // a 1 MB value, a newline: quoted in part, escaped
     else if (node.IsSequence()) got = "a list";
     else if (node.IsMap()) got = "a mapping";
     else got = "nothing";

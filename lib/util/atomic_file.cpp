@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/read_file.h"
 
 namespace trainer {
 namespace {
@@ -66,13 +67,7 @@ void check_replaceable(const std::string& path) {
                       "; trainer does not replace links or write through them",
                   "name the file itself, or remove the link first");
   }
-  const char* kind = S_ISDIR(info.st_mode)    ? "a directory"
-                     : S_ISFIFO(info.st_mode) ? "a FIFO"
-                     : S_ISCHR(info.st_mode)  ? "a character device"
-                     : S_ISBLK(info.st_mode)  ? "a block device"
-                     : S_ISSOCK(info.st_mode) ? "a socket"
-                                              : "not a regular file";
-  throw IoError(path + " exists and is " + kind + "; trainer only replaces regular files",
+  throw IoError(path + " exists and is " + file_kind_text(info.st_mode) + "; trainer only replaces regular files",
                 "name a new file or a regular one to replace");
 }
 

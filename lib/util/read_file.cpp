@@ -10,15 +10,6 @@
 namespace trainer {
 namespace {
 
-std::string kind_of_mode(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a plain file";
-}
-
 struct OpenFile {
   int fd = -1;
   FileRead failure;
@@ -36,7 +27,7 @@ OpenFile open_regular(const std::string& path) {
   }
   struct stat info {};
   if (::fstat(open.fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    open.failure.problem = "is " + kind_of_mode(info.st_mode) + ", not a regular file";
+    open.failure.problem = "is " + file_kind_text(info.st_mode) + ", not a regular file";
     ::close(open.fd);
     open.fd = -1;
   }
@@ -44,6 +35,16 @@ OpenFile open_regular(const std::string& path) {
 }
 
 }  // namespace
+
+std::string file_kind_text(unsigned mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a plain file";
+}
 
 std::string byte_size_text(uint64_t bytes) {
   char text[64];

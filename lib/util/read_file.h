@@ -41,6 +41,10 @@ std::string regular_file_problem(const std::string& path);
 // a regular file, larger than `cap`). For files whose absence is normal.
 std::optional<std::string> read_text_file(const std::string& path, uint64_t cap = kRecordFileCap);
 
+// What a file of mode `mode` (stat's st_mode) is, for messages: "a FIFO",
+// "a character device", "a directory".
+std::string file_kind_text(unsigned mode);
+
 // "1.5 MiB", "512 bytes": a size for messages.
 std::string byte_size_text(uint64_t bytes);
 

@@ -134,7 +134,7 @@ TEST_CASE("a run directory is written by one process at a time", "[e2e][guard]")
   CHECK(std::count(after.begin(), after.end(), '\n') == 3);
 }
 
-TEST_CASE("a live run refuses a second writer; SIGHUP saves and stops it like SIGTERM", "[e2e][guard][signal]") {
+TEST_CASE("a live run refuses a second writer, and SIGHUP saves and stops it like SIGTERM", "[e2e][guard][signal]") {
   const std::string dir = fresh_dir("e2e-guard-hup");
   MlpExperiment spec = small_mlp("long", "run", "train: {epochs: 2, batch_size: 32}\n");
   spec.samples = 60000;

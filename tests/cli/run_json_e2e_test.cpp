@@ -178,15 +178,20 @@ TEST_CASE("run.json keeps a hostile experiment name, as Python reads it", "[e2e]
     return;
   }
   const std::string dir = fresh_dir("runjson-hostile");
-  // YAML's double-quoted escapes: quotes, a backslash, a tab, \x01, é and 名.
+  // YAML's double-quoted escapes: quotes, a backslash, é and 名 (control
+  // characters are refused: names are one line of printable text).
   const auto result = run_trainer({"run", small_experiment(dir), "--set", "train.epochs=1", "--set",
-                                   R"(experiment.name="my \"quoted\" \\ exp\t\x01 caf\u00e9 \u540d")"},
+                                   R"(experiment.name="my \"quoted\" \\ exp caf\u00e9 \u540d")"},
                                   dir);
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
-  const std::string name = "my \"quoted\" \\ exp\t\x01 caf\u00e9 \u540d";
+  const std::string name = "my \"quoted\" \\ exp caf\u00e9 \u540d";
   const std::string text = read_text(dir + "/runs/" + name + "/run/run.json");
   CHECK(python_reads_json(dir, text, "d['experiment']") == name);
   CHECK(python_reads_json(dir, text, "d['paths']['run_dir']") == absolute(dir + "/runs/" + name + "/run"));
   CHECK(python_reads_json(dir, text, "d['status']") == "done");
+  // A tab or \x01 would reach the runs table: refused, and the refusal quotes them escaped.
+  const auto control = run_trainer({"run", small_experiment(dir), "--set", R"(experiment.name="a\tb\x01")"}, dir);
+  CHECK(control.exit_code == 2);
+  CHECK_THAT(control.err, Catch::Contains("got 'a\\tb\\x01'"));
 }
