@@ -47,13 +47,15 @@ int run_guarded(const Action& action, const GlobalOptions& global) {
     return fail(e.code(), e.what(), e.hint());
   } catch (const std::bad_alloc&) {
     return fail(ExitCode::kOutOfMemory, "out of memory: the system refused an allocation",
-                "lower train.batch_size or data.workers, or free memory on this machine");
+                "the system refused memory (an address-space limit, ulimit -v, or none left): a smaller train.batch_size, "
+                "data.max_train_samples or data.workers, or free memory on this machine");
   } catch (const c10::Error& e) {
     // The system refused LibTorch's CPU allocator (an address-space limit,
     // no memory left): memory, not a bug.
     if (compat::is_cpu_allocation_failure(e))
       return fail(ExitCode::kOutOfMemory, std::string("cpu: out of memory: ") + e.what_without_backtrace(),
-                  "lower train.batch_size or data.workers, or free memory on this machine");
+                  "the system refused memory (an address-space limit, ulimit -v, or none left): a smaller train.batch_size, "
+                "data.max_train_samples or data.workers, or free memory on this machine");
     return fail(ExitCode::kInternal, std::string("internal error in LibTorch: ") + e.what_without_backtrace(),
                 "please report this with the command and experiment file");
   } catch (const std::exception& e) {

@@ -176,3 +176,32 @@ TEST_CASE("a closed stdout does not end the run: the records go on into train.lo
   CHECK(std::count(metrics.begin(), metrics.end(), '\n') == 3);
   CHECK_THAT(read_text(dir + "/runs/piped/run/train.log"), Catch::Contains("Epoch=3,"));
 }
+
+TEST_CASE("memory the system refuses on the CPU is exit 6 with the figures, and run.json holds no stack frames",
+          "[e2e][guard][memory]") {
+  const std::string dir = fresh_dir("e2e-guard-address-space");
+  // A batch of 40,000 rows of 2048 features through two 4096-unit layers: about 3 GB in the step.
+  std::ofstream(dir + "/big.yaml") << "experiment: {name: big, seed: 1}\n"
+                                   << "data:\n  dataset: synthetic\n  synthetic: {train_samples: 40000, "
+                                      "valid_samples: 50, shape: [2048], classes: 4}\n"
+                                   << "model:\n  layers:\n    - {type: dense, units: 4096, activation: relu}\n"
+                                   << "    - {type: dense, units: 4096, activation: relu}\n"
+                                   << "    - {type: dense, units: classes, activation: softmax}\n"
+                                   << "train: {epochs: 1, batch_size: 40000}\ncpu_threads: 1\n"
+                                   << "log: {dir: " << dir << "/runs, run_name: r}\n";
+  const std::string limit = "ulimit -v 3000000 && exec \"$0\" \"$@\"";
+  const auto starts = wait_trainer(spawn_process({"/bin/sh", "-c", limit, binary_path(), "--version"}, dir), dir);
+  if (starts.exit_code != 0) {
+    WARN("SKIPPED: this build of trainer cannot start under a 3 GB address-space limit");
+    return;
+  }
+  const auto result =
+      wait_trainer(spawn_process({"/bin/sh", "-c", limit, binary_path(), "run", dir + "/big.yaml"}, dir), dir);
+  INFO(result.err);
+  CHECK(result.exit_code == 6);
+  CHECK_THAT(result.err, Catch::Contains("cpu: out of memory (peak so far") && Catch::Contains("hint: lower train.batch_size"));
+  CHECK(result.err.find("please report") == std::string::npos);
+  const std::string record = read_text(dir + "/runs/big/r/run.json");
+  CHECK_THAT(record, Catch::Contains("\"exit_code\":6") && Catch::Contains("cpu: out of memory"));
+  CHECK(record.find("frame #") == std::string::npos);
+}

@@ -120,6 +120,16 @@ TEST_CASE("a failed point does not stop the others and the sweep exits with its 
     CHECK_THAT(bad.err, Catch::Contains("train.batch_size: expected an integer >= 1"));
     CHECK_FALSE(fs::exists(dir + "/runs/swf/sweep-bad"));
   }
+  SECTION("--name follows the rule of experiment names: nothing outside LOG_DIR/EXPERIMENT") {
+    for (const std::string name : {"../../../escape", "/tmp/x", "a\nb", ".."}) {
+      const auto escaping =
+          run_trainer({"sweep", experiment, "--name", name, "--set", "optimizer.lr=[0.1,0.01]"}, dir);
+      CHECK(escaping.exit_code == 2);
+      CHECK_THAT(escaping.err, Catch::Contains("--name") && Catch::Contains("expected a directory name"));
+    }
+    CHECK_FALSE(fs::exists(dir + "/escape"));
+    CHECK_FALSE(fs::exists(dir + "/runs/escape"));
+  }
   SECTION("no axis is a usage error") {
     const auto none = run_trainer({"sweep", experiment, "--set", "optimizer.lr=0.1"}, dir);
     CHECK(none.exit_code == 2);

@@ -116,6 +116,9 @@ TEST_CASE("tabular CSV: named classes numbered in sorted order, real targets, er
       CHECK(std::string(e.what()).size() < 400);
       CHECK_THAT(e.what(), Catch::Contains("... (1001 bytes)"));
     }
+    // The header decides first: a one-column file is refused before its body (here: binary) is read.
+    config.path = write(dir + "/one.csv", std::string("x1\n1\n\0\0\0", 8));
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(dir + "/one.csv: one column"));
     config.path = write(dir + "/nul.csv", std::string("x1,x2,kind\n1,2\0,cat\n", 20));
     CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(dir + "/nul.csv:2: a NUL byte"));
     config.path = dir + "/t.csv";
