@@ -43,8 +43,9 @@ bool has_image_extension(const std::string& name);
 // `name` being used in errors. `channels` 1 gives grey (ITU-R 601 luma of
 // colour images, as Pillow's "L"), 3 colour (grey replicated), 0 the file's
 // own (grey stays grey; colour, palettes and alpha become RGB, alpha
-// dropped). Throws DataError.
-Image decode_image(const std::string& bytes, const std::string& name, int64_t channels = 0);
+// dropped). Throws DataError. image_rows.h reads the same a band of rows at
+// a time.
+Image decode_image(std::string bytes, const std::string& name, int64_t channels = 0);
 
 // Lossless PNG and JPEG of `quality` (1..100) of `image`; throw DataError
 // naming `name` when libpng or libjpeg refuse.

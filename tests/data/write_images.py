@@ -8,6 +8,10 @@ For every NAME.EXT it writes NAME.EXT.pixels: "height width channels" on the
 first line, then every byte value (row by row, channels together) as text;
 channels 1 for grey files, 3 for the rest (alpha dropped, palettes looked
 up, as trainer reads them).
+
+OUT_DIR/other/ holds files without .pixels: a 16-bit grey PNG (Pillow
+clips 16-bit values to 8 bits where trainer scales them, so it is no
+witness there).
 """
 import os
 import sys
@@ -43,6 +47,10 @@ def write(name, image, **options):
 
 
 write("rgb.png", gradient("RGB"))
+write("mono.png", gradient("L").point(lambda v: 255 if v > 100 else 0).convert("1"))
+palette_alpha = gradient("RGB").quantize(colors=16)
+palette_alpha.info["transparency"] = 3
+write("palette_alpha.png", palette_alpha)
 write("grey.png", gradient("L"))
 write("rgba.png", gradient("RGBA"))
 write("grey_alpha.png", gradient("LA"))
@@ -56,3 +64,8 @@ write("palette4.bmp", gradient("RGB").quantize(colors=16))
 write("mono.bmp", gradient("L").point(lambda v: 255 if v > 100 else 0).convert("1"))
 write("grey.bmp", gradient("L"))
 write("rgba.bmp", gradient("RGBA"))
+
+os.makedirs(os.path.join(out, "other"), exist_ok=True)
+grey16 = Image.new("I;16", (width, height))
+grey16.putdata([(x * 4000 + y * 900) % 65536 for y in range(height) for x in range(width)])
+grey16.save(os.path.join(out, "other", "grey16.png"))
