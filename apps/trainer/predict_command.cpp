@@ -33,7 +33,8 @@ void add_predict_command(CLI::App& app, Action& selected) {
       ->default_val(5)
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   command->add_option("--tile", p.tiles.tile,
-                      "Image models: cut images into tiles of this side (pixels), to bound memory; 0: whole images")
+                      "Image models: cut images into tiles of this side (pixels), read and written a row of tiles at a "
+                      "time, to bound memory; 0: whole images")
       ->default_val(0)
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
   command->add_option("--overlap", p.tiles.overlap, "Image models: context each tile reads beyond what it writes")

@@ -1,7 +1,10 @@
 #include "data/image_entries.h"
 
+#include <sys/stat.h>
+
 #include "data/image_codec.h"
 #include "util/logging.h"
+#include "util/read_file.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -11,17 +14,12 @@ namespace fs = std::filesystem;
 std::string unreadable_image_entry(const fs::directory_entry& entry) {
   if (!has_image_extension(entry.path().filename().string())) return "";
   std::error_code error;
-  const fs::file_status target = fs::status(entry.path(), error);  // follows links
-  if (target.type() == fs::file_type::regular) return "";
-  if (target.type() == fs::file_type::not_found) return entry.is_symlink(error) ? "a dangling link" : "gone";
   const bool link = entry.is_symlink(error);
-  const char* kind = target.type() == fs::file_type::directory   ? "a folder, searched as one"
-                     : target.type() == fs::file_type::fifo      ? "a FIFO"
-                     : target.type() == fs::file_type::character ? "a character device"
-                     : target.type() == fs::file_type::block     ? "a block device"
-                     : target.type() == fs::file_type::socket    ? "a socket"
-                                                                 : "not a regular file";
-  return link ? std::string("a link to ") + kind : std::string(kind);
+  struct stat target {};
+  if (::stat(entry.path().c_str(), &target) != 0) return link ? "a dangling link" : "gone";  // follows links
+  if (S_ISREG(target.st_mode)) return "";
+  const std::string kind = S_ISDIR(target.st_mode) ? "a folder, searched as one" : file_kind_text(target.st_mode);
+  return link ? "a link to " + kind : kind;
 }
 
 bool LeftOutEntries::leave_out(const fs::directory_entry& entry) {

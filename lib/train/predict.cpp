@@ -9,11 +9,16 @@
 #include "data/file_bytes.h"
 #include "data/image_codec.h"
 #include "data/image_pairs_index.h"
+#include "data/image_rows.h"
 #include "data/image_tensor.h"
+#include "data/png_row_writer.h"
 #include "device/device_select.h"
+#include "device/host_memory.h"
+#include "device/memory_budget.h"
 #include "device/runtime.h"
 #include "train/checkpoint.h"
 #include "train/experiment_setup.h"
+#include "train/predict_memory.h"
 #include "train/predict_outputs.h"
 #include "train/tiled_inference.h"
 #include "util/atomic_file.h"
@@ -73,9 +78,22 @@ nlohmann::ordered_json top_classes(const torch::Tensor& probabilities, const Dat
   return top;
 }
 
+// The host memory one image may take, and what bounds it, for messages:
+// memory_limit on a CPU (less what LibTorch holds: the model), and what the
+// system has left.
+std::pair<std::optional<int64_t>, std::string> image_memory_budget(const ExperimentConfig& config,
+                                                                   const torch::Device& device) {
+  const std::optional<int64_t> available = available_host_memory();
+  int64_t left = 0;
+  if (device.is_cpu() && config.memory_limit.mib > 0)
+    left = std::max<int64_t>(1, config.memory_limit.mib * 1024 * 1024 - cpu_memory_usage().current_bytes);
+  const bool limit_decides = left > 0 && (!available || left <= *available);
+  return {predict_memory_budget(left, available), limit_decides ? "left of memory_limit" : "this host has available"};
+}
+
 // Out of memory on one image: which image, how large, and what bounds it
 // (not train.batch_size: predict takes one image at a time).
-OutOfMemoryError image_out_of_memory(const std::string& path, const Image& image, const std::string& what,
+OutOfMemoryError image_out_of_memory(const std::string& path, const ImageShape& image, const std::string& what,
                                      bool images_out) {
   return OutOfMemoryError(printable(path) + " (" + std::to_string(image.width) + " x " + std::to_string(image.height) +
                               " pixels): out of memory: " + what.substr(0, what.find('\n')),
@@ -122,47 +140,61 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
     outputs.push_back((fs::path(options.output) / "predictions.jsonl").string());
   }
   check_no_existing_outputs(outputs, options.overwrite);
+  const auto [budget, budget_source] = image_memory_budget(config, device);
+  const ImageModel apply = [&](const torch::Tensor& x) { return model.forward(x); };
+  const auto to_model = [&](const Image& pixels) { return model_input(pixels, config, info, !images_out, device); };
   Stopwatch clock;
   std::string lines;
   int64_t done = 0, skipped = 0;
   for (size_t index = 0; index < files.size(); ++index) {
     const InputFile& file = files[index];
-    Image image;
+    ImageShape shape;
     try {
-      image = decode_image(read_file_bytes(file.path), file.path, channels);
-    } catch (const DataError& e) {
-      if (config.data.on_bad_file == BadFilePolicy::kError)
-        throw DataError(e.what(), "remove or replace the file, or set data.on_bad_file: skip");
-      log().warn("skipping {}", e.what());
-      ++skipped;
-      continue;
-    }
-    try {
-      const torch::Tensor input = model_input(image, config, info, !images_out, device);
+      // The header first: an image past the memory budget is refused
+      // before its pixels are decoded. With tiles, its rows are decoded a
+      // band at a time, so a damaged file can be found part way; its output
+      // is then never written (outputs are written whole or not at all).
+      ImageRowReader reader(read_file_bytes(file.path), file.path, channels);
+      const ImageShape header{reader.width(), reader.height(), reader.channels()};
+      check_image_fits(printable(file.path), header, images_out, options.tiles, budget, budget_source);
+      shape = header;
       if (images_out) {
-        const ImageModel apply = [&](const torch::Tensor& x) { return model.forward(x); };
-        const Image restored = image_from_tensor(infer_tiled(apply, input, options.tiles), config.data.images);
         const fs::path target = outputs[index];
         std::error_code ignored;  // a folder that cannot be made fails the write, which names it
         fs::create_directories(target.parent_path(), ignored);
-        write_file_atomic(target.string(), encode_png(restored, target.string()));
+        write_atomic_with(target.string(), [&](const std::string& tmp) {
+          std::unique_ptr<PngRowWriter> png;
+          infer_tiled_rows(apply, reader, options.tiles, to_model, [&](const torch::Tensor& band) {
+            const Image rows = image_from_tensor(band, config.data.images);
+            if (!png) png = std::make_unique<PngRowWriter>(tmp, target.string(), shape.width, shape.height, rows.channels);
+            png->write(rows);
+          });
+          png->finish();
+        });
       } else {
-        const torch::Tensor output = model.forward(input);
+        const torch::Tensor output = model.forward(to_model(reader.next_rows(shape.height)));
         const torch::Tensor probabilities = to_probabilities ? torch::softmax(output, 1) : output;
         nlohmann::ordered_json line;
         line["file"] = file.path;
         line["top"] = top_classes(probabilities, info, options.top_k);
         lines += json_line(line);
       }
+    } catch (const DataError& e) {
+      if (config.data.on_bad_file == BadFilePolicy::kError)
+        throw DataError(e.what(), "remove or replace the file, or set data.on_bad_file: skip");
+      log().warn("skipping {}", e.what());
+      ++skipped;
+      continue;
     } catch (const OutOfMemoryError& e) {
-      throw image_out_of_memory(file.path, image, e.what(), images_out);
+      if (shape.width == 0) throw;  // refused from its header: the message names the image already
+      throw image_out_of_memory(file.path, shape, e.what(), images_out);
     } catch (const c10::OutOfMemoryError& e) {
-      throw image_out_of_memory(file.path, image, e.what_without_backtrace(), images_out);
+      throw image_out_of_memory(file.path, shape, e.what_without_backtrace(), images_out);
     } catch (const c10::Error& e) {
       if (!compat::is_cpu_allocation_failure(e)) throw;
-      throw image_out_of_memory(file.path, image, e.what_without_backtrace(), images_out);
+      throw image_out_of_memory(file.path, shape, e.what_without_backtrace(), images_out);
     } catch (const std::bad_alloc&) {
-      throw image_out_of_memory(file.path, image, "the system refused an allocation", images_out);
+      throw image_out_of_memory(file.path, shape, "the system refused an allocation", images_out);
     }
     ++done;
   }

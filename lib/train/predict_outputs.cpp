@@ -46,7 +46,6 @@ std::vector<std::string> image_output_names(const std::vector<std::string>& rela
   std::vector<std::string> names;
   std::map<std::string, std::string> taken;  // output -> the input that has it
   for (const std::string& relative : relatives) {
-    const fs::path path(relative);
     const std::string stem = fs::path(relative).replace_extension().string();
     const std::string name = stems[stem] > 1 ? relative + ".png" : stem + ".png";
     const auto [earlier, fresh] = taken.emplace(name, relative);

@@ -89,6 +89,52 @@ TEST_CASE("predict: an image model writes full-size images at the inputs' paths,
     for (size_t i = 0; i < t.pixels.size(); ++i) differing += std::abs(t.pixels[i] - b.pixels[i]) > 1 ? 1 : 0;
     CHECK(differing == 0);
   }
+  SECTION("a large image: refused whole past memory_limit from its header; in tiles, read a band of rows at a time") {
+    write_image(dir + "/large/big.png", 1600, 2000, 30);
+    const auto whole = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
+                                    dir + "/large", "--output", dir + "/large-whole", "--set", "memory_limit=64MiB"},
+                                   dir);
+    CHECK(whole.exit_code == 6);
+    CHECK_THAT(whole.err, Catch::Contains(dir + "/large/big.png (2000 x 1600 pixels) needs 91.6 MiB") &&
+                              Catch::Contains("left of memory_limit") && Catch::Contains("--tile 512"));
+    CHECK_FALSE(fs::exists(dir + "/large-whole/big.png"));
+    // Whole images and the model at full size took more than 64 MiB of
+    // tensors; bands of 256-pixel tiles take a few.
+    const auto tiled = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
+                                    dir + "/large", "--output", dir + "/large-tiled", "--tile", "256", "--overlap", "8",
+                                    "--set", "memory_limit=64MiB"},
+                                   dir);
+    INFO(tiled.err);
+    REQUIRE(tiled.exit_code == 0);
+    const auto unlimited = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
+                                        dir + "/large", "--output", dir + "/large-whole", "--overlap", "8"},
+                                       dir);
+    REQUIRE(unlimited.exit_code == 0);
+    const trainer::Image t = read_image(dir + "/large-tiled/big.png"), w = read_image(dir + "/large-whole/big.png");
+    REQUIRE(t.pixels.size() == w.pixels.size());
+    int64_t differing = 0;
+    for (size_t i = 0; i < t.pixels.size(); ++i) differing += std::abs(t.pixels[i] - w.pixels[i]) > 1 ? 1 : 0;
+    CHECK(differing == 0);
+  }
+  SECTION("damage found part way through a tiled image leaves no output behind") {
+    // Noise does not compress: its rows span several IDAT chunks, and the
+    // last one's data is damaged, so the first bands are predicted first.
+    trainer::Image noise{200, 150, 3, {}};
+    for (int64_t i = 0; i < 200 * 150 * 3; ++i) noise.pixels.push_back(static_cast<uint8_t>((i * 2654435761u) >> 13));
+    std::string png = trainer::encode_png(noise, "noise.png");
+    png[png.size() - 17] = static_cast<char>(~png[png.size() - 17]);
+    fs::create_directories(dir + "/late");
+    std::ofstream(dir + "/late/noise.png", std::ios::binary) << png;
+    const auto late = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
+                                   dir + "/late", "--output", dir + "/late-out", "--tile", "48", "--overlap", "8"},
+                                  dir);
+    CHECK(late.exit_code == 3);
+    CHECK_THAT(late.err, Catch::Contains(dir + "/late/noise.png: the PNG is damaged or cut short"));
+    int files = 0;
+    if (fs::exists(dir + "/late-out"))
+      for (const auto& entry : fs::recursive_directory_iterator(dir + "/late-out")) files += entry.is_regular_file() ? 1 : 0;
+    CHECK(files == 0);
+  }
   SECTION("outputs never replace inputs, earlier outputs (without --overwrite), or each other") {
     const std::string before = read_text(dir + "/frames/a.png");
     for (const std::string& output : {dir + "/frames", dir + "/frames/scene", dir}) {

@@ -3,6 +3,10 @@
 #include <catch2/catch.hpp>
 #include <torch/torch.h>
 
+#include <random>
+
+#include "data/image_codec.h"
+#include "data/image_rows.h"
 #include "train/tiled_inference.h"
 
 using namespace trainer;
@@ -52,4 +56,54 @@ TEST_CASE("images whose sides are no multiple of the model's are padded and crop
   CHECK(tiled.sizes() == torch::IntArrayRef({1, 1, 37, 53}));
   // A 1-pixel-high image still pads (repeating its row).
   CHECK(infer_tiled(apply, torch::rand({1, 1, 1, 9}), {0, 0, 4}).sizes() == torch::IntArrayRef({1, 1, 1, 9}));
+}
+
+TEST_CASE("tiles fed a band of rows at a time from the file give what tiles of the whole image give", "[train][predict]") {
+  torch::NoGradGuard no_grad;
+  auto model = reflecting_model();
+  const ImageModel apply = [&](const torch::Tensor& x) { return model->forward(x); };
+  std::mt19937 random(7);
+  Image image{61, 77, 3, std::vector<uint8_t>(61 * 77 * 3)};
+  for (uint8_t& value : image.pixels) value = static_cast<uint8_t>(random() & 0xff);
+  const std::string png = encode_png(image, "noise.png");
+  const auto to_model = [](const Image& rows) {
+    return torch::from_blob(const_cast<uint8_t*>(rows.pixels.data()), {1, rows.height, rows.width, rows.channels},
+                            torch::kUInt8)
+        .permute({0, 3, 1, 2})
+        .to(torch::kFloat32)
+        .div(255);
+  };
+  const torch::Tensor whole = to_model(image);
+  // tile, overlap, multiple: bands of several heights, context taller than
+  // a tile's core, the last band cut short, a tile larger than the image.
+  for (const TileOptions& tiles : std::vector<TileOptions>{{24, 4, 1}, {20, 6, 4}, {16, 0, 1}, {40, 12, 8}, {30, 2, 16},
+                                                           {128, 4, 1}, {0, 4, 1}}) {
+    INFO("tile " << tiles.tile << ", overlap " << tiles.overlap << ", multiple " << tiles.multiple);
+    ImageRowReader reader(png, "noise.png");
+    std::vector<torch::Tensor> bands;
+    int64_t tallest_read = 0;
+    const auto counting = [&](const Image& rows) {
+      tallest_read = std::max(tallest_read, rows.height);
+      return to_model(rows);
+    };
+    infer_tiled_rows(apply, reader, tiles, counting, [&](const torch::Tensor& band) { bands.push_back(band); });
+    const torch::Tensor streamed = torch::cat(bands, 2);
+    const torch::Tensor expected = infer_tiled(apply, whole, tiles);
+    REQUIRE(streamed.sizes() == expected.sizes());
+    CHECK(torch::allclose(streamed, expected, 1e-6, 1e-7));
+    if (tiles.tile > 0 && tiles.tile < 61) {
+      // Never more than one row of tiles and its context held at once.
+      const int64_t core = std::max(tiles.multiple, (tiles.tile - 2 * tiles.overlap) / tiles.multiple * tiles.multiple);
+      CHECK(bands.size() == static_cast<size_t>((61 + core - 1) / core));
+      CHECK(tallest_read <= core + 2 * tiles.overlap);
+    }
+  }
+  SECTION("an image no taller than the context is read whole") {
+    Image low{3, 40, 3, std::vector<uint8_t>(3 * 40 * 3, 100)};
+    ImageRowReader reader(encode_png(low, "low.png"), "low.png");
+    torch::Tensor out;
+    infer_tiled_rows(apply, reader, {16, 6, 1}, to_model, [&](const torch::Tensor& band) { out = band; });
+    CHECK(out.sizes() == torch::IntArrayRef({1, 3, 3, 40}));
+    CHECK(torch::allclose(out, infer_tiled(apply, to_model(low), {16, 6, 1})));
+  }
 }
