@@ -3,7 +3,7 @@
 
 #include "commands.h"
 #include "train/checkpoint_choice.h"
-#include "train/export_weights.h"
+#include "infer/export_weights.h"
 #include "util/logging.h"
 
 namespace trainer::app {

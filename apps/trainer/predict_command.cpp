@@ -2,7 +2,7 @@
 
 #include "commands.h"
 #include "train/checkpoint_choice.h"
-#include "train/predict.h"
+#include "infer/predict.h"
 
 namespace trainer::app {
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "train/tile_options.h"
+#include "infer/tile_options.h"
 
 namespace trainer {
 

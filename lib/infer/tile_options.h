@@ -1,6 +1,6 @@
 #pragma once
 // How `trainer predict` cuts large images for an image-to-image model
-// (train/tiled_inference.h), torch-free for the command line.
+// (infer/tiled_inference.h), torch-free for the command line.
 #include <cstdint>
 
 namespace trainer {

@@ -1,4 +1,4 @@
-#include "train/export_weights.h"
+#include "infer/export_weights.h"
 
 #include <filesystem>
 #include <stdexcept>
@@ -7,7 +7,7 @@
 #include "data/dataset.h"
 #include "train/checkpoint.h"
 #include "train/experiment_setup.h"
-#include "train/weights_file.h"
+#include "infer/weights_file.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 

@@ -1,4 +1,4 @@
-#include "train/tiled_inference.h"
+#include "infer/tiled_inference.h"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 // budget before it is decoded.
 #include <catch2/catch.hpp>
 
-#include "train/predict_memory.h"
+#include "infer/predict_memory.h"
 #include "util/error.h"
 
 using namespace trainer;

@@ -1,4 +1,4 @@
-#include "train/predict.h"
+#include "infer/predict.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -18,9 +18,9 @@
 #include "device/runtime.h"
 #include "train/checkpoint.h"
 #include "train/experiment_setup.h"
-#include "train/predict_memory.h"
-#include "train/predict_outputs.h"
-#include "train/tiled_inference.h"
+#include "infer/predict_memory.h"
+#include "infer/predict_outputs.h"
+#include "infer/tiled_inference.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/json.h"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "config/experiment_config.h"
-#include "train/tile_options.h"
+#include "infer/tile_options.h"
 
 namespace trainer {
 

@@ -6,7 +6,7 @@
 #include <functional>
 
 #include "data/image_rows.h"
-#include "train/tile_options.h"
+#include "infer/tile_options.h"
 
 namespace trainer {
 

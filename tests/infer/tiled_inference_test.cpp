@@ -7,7 +7,7 @@
 
 #include "data/image_codec.h"
 #include "data/image_rows.h"
-#include "train/tiled_inference.h"
+#include "infer/tiled_inference.h"
 
 using namespace trainer;
 

@@ -1,4 +1,4 @@
-#include "train/predict_memory.h"
+#include "infer/predict_memory.h"
 
 #include <algorithm>
 

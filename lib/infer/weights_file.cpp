@@ -1,4 +1,4 @@
-#include "train/weights_file.h"
+#include "infer/weights_file.h"
 
 #include <zlib.h>
 

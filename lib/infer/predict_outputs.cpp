@@ -1,4 +1,4 @@
-#include "train/predict_outputs.h"
+#include "infer/predict_outputs.h"
 
 #include <filesystem>
 #include <map>
