@@ -72,9 +72,30 @@ std::string safetensors_bytes(const std::vector<NamedArray>& arrays, const std::
   return out;
 }
 
-std::string npz_bytes(const std::vector<NamedArray>& arrays) {
+namespace {
+
+// The fields a zip member's local header and its central directory entry
+// share, from "version needed" to the extra field's length: a stored
+// (uncompressed) member dated 1980-01-01, so that the output does not
+// depend on the clock.
+void put_member_fields(std::string& out, uint32_t crc, uint64_t size, size_t name_size) {
   constexpr uint16_t kVersion = 20;  // 2.0: what stored members need
-  constexpr uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01: the output does not depend on the clock
+  constexpr uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;
+  put_le(out, kVersion, 2);
+  put_le(out, 0, 2);  // flags
+  put_le(out, 0, 2);  // stored
+  put_le(out, 0, 2);  // time
+  put_le(out, kDosDate, 2);
+  put_le(out, crc, 4);
+  put_le(out, size, 4);  // compressed
+  put_le(out, size, 4);
+  put_le(out, name_size, 2);
+  put_le(out, 0, 2);  // extra
+}
+
+}  // namespace
+
+std::string npz_bytes(const std::vector<NamedArray>& arrays) {
   std::string out, directory;
   for (const NamedArray& array : arrays) {
     const std::string name = array.name + ".npy";
@@ -84,30 +105,12 @@ std::string npz_bytes(const std::vector<NamedArray>& arrays) {
     const uint32_t crc = crc_of(content);
     const uint64_t local_offset = out.size();
     put_le(out, 0x04034b50, 4);
-    put_le(out, kVersion, 2);
-    put_le(out, 0, 2);  // flags
-    put_le(out, 0, 2);  // stored
-    put_le(out, 0, 2);  // time
-    put_le(out, kDosDate, 2);
-    put_le(out, crc, 4);
-    put_le(out, content.size(), 4);
-    put_le(out, content.size(), 4);
-    put_le(out, name.size(), 2);
-    put_le(out, 0, 2);  // extra
+    put_member_fields(out, crc, content.size(), name.size());
     out += name;
     out += content;
     put_le(directory, 0x02014b50, 4);
-    put_le(directory, kVersion, 2);  // made by
-    put_le(directory, kVersion, 2);  // needed
-    put_le(directory, 0, 2);
-    put_le(directory, 0, 2);
-    put_le(directory, 0, 2);
-    put_le(directory, kDosDate, 2);
-    put_le(directory, crc, 4);
-    put_le(directory, content.size(), 4);
-    put_le(directory, content.size(), 4);
-    put_le(directory, name.size(), 2);
-    put_le(directory, 0, 2);  // extra
+    put_le(directory, 20, 2);  // made by: 2.0
+    put_member_fields(directory, crc, content.size(), name.size());
     put_le(directory, 0, 2);  // comment
     put_le(directory, 0, 2);  // disk
     put_le(directory, 0, 2);  // internal attributes
