@@ -1,26 +1,19 @@
 // `trainer config --explain`: every resolved key, its value, and the file
 // line, --set or default it came from.
 #include "config/config_loader.h"
+#include "config/field_visitor.h"
 #include "config/yaml_codec.h"
 
 namespace trainer {
 namespace {
 
-class FieldExplainer {
+class FieldExplainer : public PlainFieldVisitor<FieldExplainer> {
  public:
   FieldExplainer(std::vector<ExplainedKey>& rows, const ReadContext& context, std::string prefix)
       : rows_(rows), context_(context), prefix_(std::move(prefix)) {}
 
-  template <class T, class C>
-  void operator()(const char* key, const T& field, const char* doc, const C&) {
-    (*this)(key, field, doc);
-  }
   template <class T>
-  void required(const char* key, const T& field, const char* doc) {
-    (*this)(key, field, doc);
-  }
-  template <class T>
-  void operator()(const char* key, const T& field, const char*) {
+  void field(const char* key, const T& field, const char*) {
     const std::string path = prefix_.empty() ? key : prefix_ + "." + key;
     if constexpr (IsSection<T>::value) {
       FieldExplainer inner(rows_, context_, path);

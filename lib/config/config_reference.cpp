@@ -2,6 +2,7 @@
 
 #include "config/config_reference.h"
 #include "config/experiment_config.h"
+#include "config/field_visitor.h"
 #include "config/yaml_codec.h"
 
 namespace trainer {
@@ -15,20 +16,12 @@ struct Row {
 };
 
 // The visitor that lists every field with its type, default and doc.
-class FieldDocumenter {
+class FieldDocumenter : public PlainFieldVisitor<FieldDocumenter> {
  public:
   FieldDocumenter(std::vector<Row>& rows, std::string prefix) : rows_(rows), prefix_(std::move(prefix)) {}
 
-  template <class T, class C>
-  void operator()(const char* key, const T& field, const char* doc, const C&) {
-    (*this)(key, field, doc);
-  }
   template <class T>
-  void required(const char* key, const T& field, const char* doc) {
-    (*this)(key, field, doc);
-  }
-  template <class T>
-  void operator()(const char* key, const T& field, const char* doc) {
+  void field(const char* key, const T& field, const char* doc) {
     const std::string path = prefix_.empty() ? key : prefix_ + "." + key;
     if constexpr (IsSection<T>::value) {
       FieldDocumenter inner(rows_, path);

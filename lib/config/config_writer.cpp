@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "config/config_writer.h"
+#include "config/field_visitor.h"
 #include "config/yaml_codec.h"
 
 namespace trainer {
@@ -17,21 +18,13 @@ struct HasQuietDefaults<T, std::void_t<decltype(std::declval<const T&>().is_quie
     : std::true_type {};
 
 // The visitor that turns a config section into a YAML mapping.
-class FieldWriter {
+class FieldWriter : public PlainFieldVisitor<FieldWriter> {
  public:
   explicit FieldWriter(YAML::Node& out) : out_(out) {}
 
-  template <class T, class C>
-  void operator()(const char* key, const T& field, const char* doc, const C&) {
-    (*this)(key, field, doc);
-  }
   template <class T>
-  void operator()(const char* key, const T& field, const char*) {
+  void field(const char* key, const T& field, const char*) {
     out_[key] = encode(field);
-  }
-  template <class T>
-  void required(const char* key, const T& field, const char* doc) {
-    (*this)(key, field, doc);
   }
 
   template <class T>
