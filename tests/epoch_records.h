@@ -31,4 +31,14 @@ inline std::vector<Epoch> parse_records(const std::string& out) {
   return epochs;
 }
 
+// An interrupted run's records (stdout `cut_out`) followed by those of its
+// --resume (`rest_out`) are the uninterrupted run's, epoch for epoch.
+inline void check_resumed_records(const std::string& cut_out, const std::string& rest_out,
+                                  const std::vector<Epoch>& expected) {
+  auto combined = parse_records(cut_out);
+  for (const auto& e : parse_records(rest_out)) combined.push_back(e);
+  REQUIRE(combined.size() == expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) CHECK(combined[i].values == expected[i].values);
+}
+
 }  // namespace trainer::testing

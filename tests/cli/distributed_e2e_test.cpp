@@ -314,10 +314,7 @@ TEST_CASE("SIGTERM to the supervisor stops every rank after a checkpoint, and --
   const auto rest = run_trainer({"run", experiment, "--devices", "cpu,cpu", "--resume", run_dir_of(dir)}, dir);
   INFO(rest.err);
   REQUIRE(rest.exit_code == 0);
-  auto combined = parse_records(cut.out);
-  for (const auto& e : parse_records(rest.out)) combined.push_back(e);
-  REQUIRE(combined.size() == 3);
-  for (size_t i = 0; i < 3; ++i) CHECK(combined[i].values == expected[i].values);
+  check_resumed_records(cut.out, rest.out, expected);
 }
 
 TEST_CASE("start-up problems fail fast with a clear message", "[dist][e2e][errors]") {

@@ -176,11 +176,7 @@ TEST_CASE("SIGTERM mid-epoch saves a checkpoint that resumes exactly", "[e2e][re
   const auto rest = run_trainer({"run", "--resume", command[1].str()}, dir);
   INFO(rest.err);
   REQUIRE(rest.exit_code == 0);
-  auto combined = parse_records(cut.out);
-  for (const auto& e : parse_records(rest.out)) combined.push_back(e);
-  REQUIRE(combined.size() == 2);
-  CHECK(combined[0].values == expected[0].values);
-  CHECK(combined[1].values == expected[1].values);
+  check_resumed_records(cut.out, rest.out, expected);
 }
 
 TEST_CASE("failures exit with their documented codes and write nothing", "[e2e][errors]") {
