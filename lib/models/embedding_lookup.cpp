@@ -1,6 +1,6 @@
 #include "models/embedding_lookup.h"
 
-#include "intra_op/intra_op.h"
+#include "kernels/intra_op.h"
 
 namespace trainer {
 

@@ -2,8 +2,8 @@
 
 #include <type_traits>
 
-#include "intra_op/intra_op.h"
-#include "models/window_max_kernel.h"
+#include "kernels/intra_op.h"
+#include "kernels/window_max_kernel.h"
 
 namespace trainer {
 

@@ -3,10 +3,10 @@
 #include <cmath>
 #include <optional>
 
-#include "train/adam_kernel.h"
+#include "kernels/adam_kernel.h"
 #include "train/fused_pass.h"
 #include "train/optimizer_state.h"
-#include "train/root_mean_square_kernel.h"
+#include "kernels/root_mean_square_kernel.h"
 #include "util/torch_compat.h"
 
 namespace trainer {

@@ -2,7 +2,7 @@
 
 #include <torch/torch.h>
 
-#include "intra_op/intra_op.h"
+#include "kernels/intra_op.h"
 
 namespace trainer {
 

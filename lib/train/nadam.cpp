@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "train/fused_pass.h"
-#include "train/nadam_kernel.h"
+#include "kernels/nadam_kernel.h"
 #include "train/optimizer_state.h"
 
 namespace trainer {

@@ -40,7 +40,7 @@ struct NAdamParamState : public torch::optim::OptimizerCloneableParamState<NAdam
 };
 
 // Dense float32 CPU parameters are updated in one fused pass each
-// (train/nadam_kernel.h), and GPU parameters all together by LibTorch's
+// (kernels/nadam_kernel.h), and GPU parameters all together by LibTorch's
 // multi-tensor (_foreach_) operations, unless set_fused(false).
 class NAdam : public torch::optim::Optimizer, public FusedSwitch {
  public:

@@ -1,9 +1,9 @@
-#include "models/window_max_kernel.h"
+#include "kernels/window_max_kernel.h"
 
 #include <cstring>
 #include <type_traits>
 
-#include "util/cpu_clones.h"
+#include "kernels/cpu_clones.h"
 
 namespace trainer {
 

@@ -1,4 +1,4 @@
-#include "intra_op/intra_op.h"
+#include "kernels/intra_op.h"
 
 #include <ATen/Parallel.h>
 

@@ -1,8 +1,8 @@
-#include "train/root_mean_square_kernel.h"
+#include "kernels/root_mean_square_kernel.h"
 
 #include <cmath>
 
-#include "util/cpu_clones.h"
+#include "kernels/cpu_clones.h"
 
 namespace trainer {
 

@@ -1,8 +1,8 @@
-#include "train/adam_kernel.h"
+#include "kernels/adam_kernel.h"
 
 #include <cmath>
 
-#include "util/cpu_clones.h"
+#include "kernels/cpu_clones.h"
 
 namespace trainer {
 

@@ -1,4 +1,4 @@
-#include "intra_op/intra_op.h"
+#include "kernels/intra_op.h"
 
 #include <ATen/Parallel.h>
 #include <omp.h>
@@ -7,7 +7,7 @@ namespace trainer {
 
 // at::parallel_for is a header template whose OpenMP region exists only in
 // files compiled with OpenMP: elsewhere it quietly runs the whole range on
-// one thread. This file is the one built with it (lib/intra_op/CMakeLists.txt).
+// one thread. This file is the one built with it (lib/kernels/CMakeLists.txt).
 #ifndef _OPENMP
 #error "intra_op.cpp must be compiled with OpenMP, or at::parallel_for runs on one thread"
 #endif
