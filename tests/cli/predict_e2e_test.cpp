@@ -130,10 +130,10 @@ TEST_CASE("predict: an image model writes full-size images at the inputs' paths,
                                   dir);
     CHECK(late.exit_code == 3);
     CHECK_THAT(late.err, Catch::Contains(dir + "/late/noise.png: the PNG is damaged or cut short"));
-    int files = 0;
+    int written = 0;
     if (fs::exists(dir + "/late-out"))
-      for (const auto& entry : fs::recursive_directory_iterator(dir + "/late-out")) files += entry.is_regular_file() ? 1 : 0;
-    CHECK(files == 0);
+      for (const auto& entry : fs::recursive_directory_iterator(dir + "/late-out")) written += entry.is_regular_file() ? 1 : 0;
+    CHECK(written == 0);
   }
   SECTION("outputs never replace inputs, earlier outputs (without --overwrite), or each other") {
     const std::string before = read_text(dir + "/frames/a.png");
