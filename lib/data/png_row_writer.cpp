@@ -1,26 +1,22 @@
 #include "data/png_row_writer.h"
 
-#include <png.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include "data/png_errors.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace trainer {
 
-// libpng's state for one file. libpng reports errors by longjmp back to the
-// setjmp of the function that called it, with the message (and the errno of
-// a failed write) kept here.
-struct PngRowWriter::State {
+// libpng's state for one file, with the errno of a failed write.
+struct PngRowWriter::State : PngErrors {
   std::string name;  // in messages: the file the user named, not the temporary
   std::FILE* file = nullptr;
   png_structp png = nullptr;
   png_infop info = nullptr;
   int64_t width = 0, height = 0, channels = 0, written = 0;
-  char message[256] = {};
   int write_errno = 0;
   ~State() {
     if (png) png_destroy_write_struct(&png, info ? &info : nullptr);
@@ -31,14 +27,6 @@ struct PngRowWriter::State {
 namespace {
 
 using State = PngRowWriter::State;
-
-void png_fail(png_structp png, png_const_charp message) {
-  auto* state = static_cast<State*>(png_get_error_ptr(png));
-  std::snprintf(state->message, sizeof state->message, "%s", message);
-  png_longjmp(png, 1);
-}
-
-void png_ignore(png_structp, png_const_charp) {}
 
 void png_sink(png_structp png, png_bytep data, size_t count) {
   auto* state = static_cast<State*>(png_get_io_ptr(png));
@@ -95,7 +83,7 @@ PngRowWriter::PngRowWriter(const std::string& path, const std::string& name, int
   s.name = name, s.width = width, s.height = height, s.channels = channels;
   s.file = std::fopen(path.c_str(), "wb");
   if (!s.file) throw write_failure(name, errno);
-  s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &s, png_fail, png_ignore);
+  s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, static_cast<PngErrors*>(&s), png_fail, png_ignore);
   if (s.png) s.info = png_create_info_struct(s.png);
   if (!s.info) throw IoError(name + ": cannot encode the PNG (libpng is out of memory)");
   if (!write_header(s)) fail(s);

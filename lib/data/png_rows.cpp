@@ -12,34 +12,23 @@
 #include <vector>
 
 #include "data/image_row_decoders.h"
+#include "data/png_errors.h"
 #include "util/error.h"
 
 namespace trainer {
 namespace {
 
 // libpng's state for one file, destroyed with its owner, also when the
-// owner's constructor throws. libpng reports errors by longjmp back to the
-// setjmp of the function that called it, with the message kept here.
-struct PngReadState {
+// owner's constructor throws.
+struct PngReadState : PngErrors {
   const std::string* bytes = nullptr;
   size_t at = 0;
-  char message[256] = {};
   png_structp png = nullptr;
   png_infop info = nullptr;
   ~PngReadState() {
     if (png) png_destroy_read_struct(&png, info ? &info : nullptr, nullptr);
   }
 };
-
-void png_fail(png_structp png, png_const_charp message) {
-  auto* state = static_cast<PngReadState*>(png_get_error_ptr(png));
-  std::snprintf(state->message, sizeof state->message, "%s", message);
-  png_longjmp(png, 1);
-}
-
-// Warnings (an ancillary chunk's bad CRC, an unknown profile) leave the
-// pixels intact; libpng's simplified interface ignores them as well.
-void png_ignore(png_structp, png_const_charp) {}
 
 void png_source(png_structp png, png_bytep out, size_t count) {
   auto* state = static_cast<PngReadState*>(png_get_io_ptr(png));
@@ -121,7 +110,7 @@ class PngRows final : public RowDecoder {
  public:
   PngRows(const std::string& bytes, const std::string& name) : name_(name) {
     state_.bytes = &bytes;
-    state_.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &state_, png_fail, png_ignore);
+    state_.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, static_cast<PngErrors*>(&state_), png_fail, png_ignore);
     if (state_.png) state_.info = png_create_info_struct(state_.png);
     if (!state_.info) throw DataError(name + ": cannot decode the PNG (libpng is out of memory)");
     if (!read_header(state_)) throw DataError(name + ": not a valid PNG (" + state_.message + ")");

@@ -1,18 +1,14 @@
 #include "device/host_memory.h"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
+
+#include "util/read_file.h"
 
 namespace trainer {
 namespace {
 
-std::string read_small_file(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read_small_file(const std::string& path) { return read_text_file(path, 1 << 20).value_or(""); }
 
 std::optional<int64_t> parse_bytes(const std::string& text) {
   std::istringstream in(text);

@@ -13,10 +13,8 @@ constexpr int64_t kFloat = 4;
 // Rows and columns one band holds with tiles of `tiles.tile` (infer_tiled_rows):
 // one row of tiles and the context above, below and beside it.
 ImageShape band_of(const ImageShape& image, const TileOptions& tiles) {
-  const int64_t multiple = std::max<int64_t>(1, tiles.multiple);
   const int64_t overlap = std::max<int64_t>(0, tiles.overlap);
-  const int64_t core = std::max(multiple, (tiles.tile - 2 * overlap) / multiple * multiple);
-  return {image.width + 2 * overlap, std::min(image.height, core + 2 * overlap), image.channels};
+  return {image.width + 2 * overlap, std::min(image.height, tile_core(tiles) + 2 * overlap), image.channels};
 }
 
 }  // namespace

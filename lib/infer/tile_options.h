@@ -1,6 +1,7 @@
 #pragma once
 // How `trainer predict` cuts large images for an image-to-image model
 // (infer/tiled_inference.h), torch-free for the command line.
+#include <algorithm>
 #include <cstdint>
 
 namespace trainer {
@@ -19,5 +20,15 @@ struct TileOptions {
   // off again.
   int64_t multiple = 16;
 };
+
+// The side of the square each tile writes (with tiles: `tile` > 0): what it
+// reads less the overlap either side, rounded down to a multiple of
+// `multiple`, so that every tile sits on the grid of the model's strides
+// as the whole image would, and tiles agree with it.
+inline int64_t tile_core(const TileOptions& options) {
+  const int64_t multiple = std::max<int64_t>(1, options.multiple);
+  const int64_t overlap = std::max<int64_t>(0, options.overlap);
+  return std::max(multiple, (options.tile - 2 * overlap) / multiple * multiple);
+}
 
 }  // namespace trainer

@@ -37,13 +37,10 @@ torch::Tensor run_padded(const ImageModel& model, const torch::Tensor& piece, in
   return model(input).narrow(2, 0, h).narrow(3, 0, w);
 }
 
-// The side of the square each tile writes: a multiple of `multiple`, so
-// that every tile sits on the grid of the model's strides as the whole
-// image would, and tiles agree with it. The whole image is one tile.
+// The side of the square each tile writes; without tiles the whole image
+// is one tile.
 int64_t tile_core(const TileOptions& options, int64_t h, int64_t w) {
-  const int64_t multiple = std::max<int64_t>(1, options.multiple);
-  const int64_t overlap = std::max<int64_t>(0, options.overlap);
-  return options.tile <= 0 ? std::max(h, w) : std::max(multiple, (options.tile - 2 * overlap) / multiple * multiple);
+  return options.tile <= 0 ? std::max(h, w) : tile_core(options);
 }
 
 // One row of tiles: `band` holds the `rows` image rows it writes and

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "data/image_codec.h"
+#include "image_fixtures.h"
 #include "test_paths.h"
 #include "util/error.h"
 #include "util/read_file.h"
@@ -54,12 +55,12 @@ std::vector<int> pixels_of(const Image& image) { return {image.pixels.begin(), i
 }  // namespace
 
 TEST_CASE("PNG, JPEG and BMP files decode to the pixels Pillow reads", "[data][image][python]") {
-  if (!testing::system_python_has("PIL")) {
+  const std::optional<std::string> written = testing::pillow_images("pillow-images");
+  if (!written) {
     WARN("SKIPPED: needs Debian's python3-pil (/usr/bin/python3 with PIL)");
     return;
   }
-  const std::string dir = testing::fresh_dir("pillow-images");
-  REQUIRE(testing::system_python_output(testing::source_dir() + "/tests/data/write_images.py " + dir).has_value());
+  const std::string& dir = *written;
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string path = entry.path().string();

@@ -1,13 +1,17 @@
 #pragma once
 // Image files for the image data set tests, written with trainer's own PNG
 // encoder (tests/data/image_codec_test.cpp checks it against Pillow).
+#include <catch2/catch.hpp>
+
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "data/image_codec.h"
+#include "test_paths.h"
 
 namespace trainer::testing {
 
@@ -31,6 +35,16 @@ inline Image random_image(int64_t height, int64_t width, int64_t channels, uint6
 inline void write_png(const std::string& path, const Image& image) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path, std::ios::binary) << encode_png(image, path);
+}
+
+// A fresh folder TMP/NAME holding write_images.py's files (images Pillow
+// wrote, and the pixels Pillow decodes from them); nothing where
+// /usr/bin/python3 lacks PIL, for the caller to say SKIPPED.
+inline std::optional<std::string> pillow_images(const std::string& name) {
+  if (!system_python_has("PIL")) return std::nullopt;
+  const std::string dir = fresh_dir(name);
+  REQUIRE(system_python_output(source_dir() + "/tests/data/write_images.py " + dir).has_value());
+  return dir;
 }
 
 }  // namespace trainer::testing

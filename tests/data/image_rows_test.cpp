@@ -4,11 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <random>
 
 #include "data/image_codec.h"
 #include "data/image_rows.h"
 #include "data/png_row_writer.h"
+#include "image_fixtures.h"
 #include "test_paths.h"
 #include "util/error.h"
 #include "util/read_file.h"
@@ -18,13 +18,6 @@ using namespace trainer;
 namespace {
 
 std::string bytes_of(const std::string& path) { return read_text_file(path).value_or(""); }
-
-Image noise(int64_t height, int64_t width, int64_t channels, unsigned seed) {
-  std::mt19937 random(seed);
-  Image image{height, width, channels, std::vector<uint8_t>(static_cast<size_t>(height * width * channels))};
-  for (uint8_t& value : image.pixels) value = static_cast<uint8_t>(random() & 0xff);
-  return image;
-}
 
 // Every row of `bytes`, read `band` rows at a time and put back together.
 Image in_bands(const std::string& bytes, const std::string& name, int64_t band, int64_t channels = 0) {
@@ -51,7 +44,7 @@ void check_same(const Image& a, const Image& b) {
 }  // namespace
 
 TEST_CASE("rows in bands are the pixels of the whole image: PNG, JPEG, BMP as trainer writes them", "[data][image]") {
-  const Image colour = noise(37, 53, 3, 1), grey = noise(29, 17, 1, 2);
+  const Image colour = testing::random_image(37, 53, 3, 1), grey = testing::random_image(29, 17, 1, 2);
   const std::vector<std::pair<std::string, std::string>> files{
       {"colour.png", encode_png(colour, "colour.png")},
       {"grey.png", encode_png(grey, "grey.png")},
@@ -72,12 +65,12 @@ TEST_CASE("rows in bands are the pixels of the whole image: PNG, JPEG, BMP as tr
 }
 
 TEST_CASE("rows in bands are the pixels Pillow reads, and 16-bit PNGs are decoded whole first", "[data][image][python]") {
-  if (!testing::system_python_has("PIL")) {
+  const std::optional<std::string> written = testing::pillow_images("pillow-image-rows");
+  if (!written) {
     WARN("SKIPPED: needs Debian's python3-pil (/usr/bin/python3 with PIL)");
     return;
   }
-  const std::string dir = testing::fresh_dir("pillow-image-rows");
-  REQUIRE(testing::system_python_output(testing::source_dir() + "/tests/data/write_images.py " + dir).has_value());
+  const std::string& dir = *written;
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string path = entry.path().string();
@@ -100,7 +93,7 @@ TEST_CASE("rows in bands are the pixels Pillow reads, and 16-bit PNGs are decode
 TEST_CASE("damage late in a PNG is found in the band that reads it, naming the file", "[data][image][errors]") {
   // Noise does not compress: the rows span several IDAT chunks, and the
   // last one's data is damaged (its CRC no longer matches).
-  const std::string png = encode_png(noise(64, 64, 3, 3), "p");
+  const std::string png = encode_png(testing::random_image(64, 64, 3, 3), "p");
   std::string damaged = png;
   damaged[damaged.size() - 17] = static_cast<char>(~damaged[damaged.size() - 17]);
   ImageRowReader reader(damaged, "late.png");
@@ -118,7 +111,7 @@ TEST_CASE("damage late in a PNG is found in the band that reads it, naming the f
 
 TEST_CASE("a PNG written a band of rows at a time holds the rows written", "[data][image]") {
   const std::string dir = testing::fresh_dir("png-row-writer");
-  const Image image = noise(45, 31, 3, 4);
+  const Image image = testing::random_image(45, 31, 3, 4);
   const std::string path = dir + "/out.png";
   {
     PngRowWriter writer(path, path, image.width, image.height, image.channels);

@@ -93,7 +93,7 @@ TEST_CASE("tiles fed a band of rows at a time from the file give what tiles of t
     CHECK(torch::allclose(streamed, expected, 1e-6, 1e-7));
     if (tiles.tile > 0 && tiles.tile < 61) {
       // Never more than one row of tiles and its context held at once.
-      const int64_t core = std::max(tiles.multiple, (tiles.tile - 2 * tiles.overlap) / tiles.multiple * tiles.multiple);
+      const int64_t core = tile_core(tiles);
       CHECK(bands.size() == static_cast<size_t>((61 + core - 1) / core));
       CHECK(tallest_read <= core + 2 * tiles.overlap);
     }
