@@ -59,8 +59,8 @@ with open(os.path.join(seeds, "pickle", "lists.pkl"), "wb") as f:
 with open(os.path.join(seeds, "pickle", "lists2.pkl"), "wb") as f:
     pickle.dump(x, f, protocol=2)
 PY
-/usr/bin/python3 tests/data/write_npz.py "$seeds/npz" >/dev/null
-/usr/bin/python3 tests/data/write_images.py "$seeds/image" >/dev/null
+/usr/bin/python3 tests/formats/write_npz.py "$seeds/npz" >/dev/null
+/usr/bin/python3 tests/images/write_images.py "$seeds/image" >/dev/null
 rm -f "$seeds/image/"*.pixels
 # Inputs that were findings once (tests/fuzz/regressions/TARGET/) are seeds
 # for ever, so that each run tries them first.

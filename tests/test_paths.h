@@ -55,14 +55,14 @@ inline std::string fresh_dir(const std::string& name) {
   return dir;
 }
 
-// .npz files written by numpy itself (tests/data/write_npz.py), made
+// .npz files written by numpy itself (tests/formats/write_npz.py), made
 // once per test binary run; empty when numpy is missing.
 inline std::string numpy_written_files() {
   static const std::string dir = [] {
     if (!system_python_has("numpy")) return std::string();
     // Per process: ctest runs test cases in parallel processes.
     const std::string out = fresh_dir("numpy-written-" + std::to_string(getpid()));
-    const std::string command = "/usr/bin/python3 " + source_dir() + "/tests/data/write_npz.py " + out;
+    const std::string command = "/usr/bin/python3 " + source_dir() + "/tests/formats/write_npz.py " + out;
     return std::system(command.c_str()) == 0 ? out : std::string();
   }();
   return dir;

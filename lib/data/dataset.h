@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "config/experiment_config.h"
-#include "data/data_info.h"
+#include "config/data_info.h"
 
 namespace trainer {
 

@@ -2,8 +2,8 @@
 
 #include "data/data_root.h"
 #include "data/dataset_loaders.h"
-#include "data/file_bytes.h"
-#include "data/idx_format.h"
+#include "formats/file_bytes.h"
+#include "formats/idx_format.h"
 #include "util/error.h"
 
 namespace trainer {

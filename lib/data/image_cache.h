@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "config/experiment_config.h"
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 
 namespace trainer {
 

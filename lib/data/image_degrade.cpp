@@ -4,7 +4,7 @@
 #include <cmath>
 #include <complex>
 
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 
 namespace trainer {
 namespace {

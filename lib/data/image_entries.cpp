@@ -2,7 +2,7 @@
 
 #include <sys/stat.h>
 
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 #include "util/logging.h"
 #include "util/read_file.h"
 #include "util/text.h"

@@ -4,7 +4,7 @@
 #include <exception>
 #include <thread>
 
-#include "data/file_bytes.h"
+#include "formats/file_bytes.h"
 #include "data/image_tensor.h"
 #include "util/error.h"
 #include "util/logging.h"

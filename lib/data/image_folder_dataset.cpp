@@ -3,7 +3,7 @@
 // Every image is decoded once, on data.workers threads (image_files.h),
 // into one tensor.
 #include "data/dataset_loaders.h"
-#include "data/file_bytes.h"
+#include "formats/file_bytes.h"
 #include "data/image_files.h"
 #include "data/image_folder_index.h"
 #include "data/image_tensor.h"

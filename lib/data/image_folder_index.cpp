@@ -5,7 +5,7 @@
 #include <map>
 #include <system_error>
 
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 #include "data/keras_sequences.h"
 #include "util/error.h"
 #include "util/text.h"

@@ -3,7 +3,7 @@
 // once into the image cache on data.workers threads; the samples are windows
 // of them cut as batches are assembled (image_patch_source.h).
 #include "data/dataset_loaders.h"
-#include "data/file_bytes.h"
+#include "formats/file_bytes.h"
 #include "data/image_folder_index.h"
 #include "data/image_pairs_index.h"
 #include "data/image_patch_splits.h"

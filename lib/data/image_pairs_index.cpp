@@ -5,7 +5,7 @@
 #include <set>
 #include <system_error>
 
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 #include "data/image_entries.h"
 #include "util/error.h"
 

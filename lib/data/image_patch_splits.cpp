@@ -1,6 +1,6 @@
 #include "data/image_patch_splits.h"
 
-#include "data/file_bytes.h"
+#include "formats/file_bytes.h"
 #include "data/image_files.h"
 #include "data/image_tensor.h"
 #include "util/error.h"

@@ -4,7 +4,7 @@
 #include <torch/torch.h>
 
 #include "config/experiment_config.h"
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 
 namespace trainer {
 

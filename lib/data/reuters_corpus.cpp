@@ -5,7 +5,7 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "data/file_bytes.h"
+#include "formats/file_bytes.h"
 #include "util/error.h"
 
 namespace trainer {

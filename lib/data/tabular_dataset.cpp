@@ -7,12 +7,12 @@
 #include <optional>
 #include <set>
 
-#include "data/csv_table.h"
+#include "formats/csv_table.h"
 #include "data/dataset_loaders.h"
-#include "data/file_bytes.h"
+#include "formats/file_bytes.h"
 #include "data/image_folder_index.h"
-#include "data/npy_format.h"
-#include "data/zip_archive.h"
+#include "formats/npy_format.h"
+#include "formats/zip_archive.h"
 #include "util/error.h"
 #include "util/logging.h"
 #include "util/text.h"

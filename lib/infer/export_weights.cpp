@@ -7,7 +7,7 @@
 #include "data/dataset.h"
 #include "train/checkpoint.h"
 #include "train/experiment_setup.h"
-#include "infer/weights_file.h"
+#include "formats/weights_file.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 

@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 
 #include "data/dataset.h"
-#include "data/file_bytes.h"
-#include "data/image_codec.h"
+#include "formats/file_bytes.h"
+#include "images/image_codec.h"
 #include "data/image_pairs_index.h"
-#include "data/image_rows.h"
+#include "images/image_rows.h"
 #include "data/image_tensor.h"
-#include "data/png_row_writer.h"
+#include "images/png_row_writer.h"
 #include "device/device_select.h"
 #include "device/host_memory.h"
 #include "device/memory_budget.h"

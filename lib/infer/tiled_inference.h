@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "data/image_rows.h"
+#include "images/image_rows.h"
 #include "infer/tile_options.h"
 
 namespace trainer {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "config/experiment_config.h"
-#include "data/data_info.h"
+#include "config/data_info.h"
 #include "models/graph_net.h"
 #include "models/model.h"
 #include "models/sequence_layers.h"

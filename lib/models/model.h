@@ -3,7 +3,7 @@
 #include <torch/torch.h>
 
 #include "config/experiment_config.h"
-#include "data/data_info.h"
+#include "config/data_info.h"
 #include "models/graph_net.h"
 #include "models/layer_summary.h"
 

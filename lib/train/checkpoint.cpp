@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "data/file_bytes.h"
+#include "formats/file_bytes.h"
 #include "models/model.h"
 #include "util/atomic_file.h"
 #include "util/error.h"

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "data/zip_archive.h"
+#include "formats/zip_archive.h"
 #include "util/sha256.h"
 
 namespace trainer {

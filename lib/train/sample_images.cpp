@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 #include "data/image_tensor.h"
 #include "train/mixed_precision.h"
 

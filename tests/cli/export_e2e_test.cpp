@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string python_reads(const std::string& kind, const std::string& path) {
-  const auto out = system_python_output(source_dir() + "/tests/infer/read_weights.py " + kind + " " + path);
+  const auto out = system_python_output(source_dir() + "/tests/formats/read_weights.py " + kind + " " + path);
   REQUIRE(out.has_value());
   return *out;
 }

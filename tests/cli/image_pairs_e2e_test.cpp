@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 #include "epoch_records.h"
 
 using namespace trainer::testing;

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 #include "experiment_files.h"
 
 using namespace trainer::testing;

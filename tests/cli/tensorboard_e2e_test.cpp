@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 #include "experiment_files.h"
 #include "tensorboard/python_event_reader.h"
 

@@ -7,7 +7,7 @@
 
 #include "cli_runner.h"
 #include "data/download.h"
-#include "data/file_bytes.h"
+#include "formats/file_bytes.h"
 #include "loopback_http_server.h"
 #include "test_paths.h"
 #include "util/error.h"

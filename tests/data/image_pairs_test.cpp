@@ -6,9 +6,9 @@
 #include <fstream>
 
 #include "data/dataset.h"
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 #include "data/image_pairs_index.h"
-#include "image_fixtures.h"
+#include "images/image_fixtures.h"
 #include "patch_samples.h"
 #include "test_paths.h"
 #include "util/error.h"

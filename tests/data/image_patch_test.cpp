@@ -7,7 +7,7 @@
 
 #include "data/dataset.h"
 #include "data/image_cache.h"
-#include "image_fixtures.h"
+#include "images/image_fixtures.h"
 #include "patch_samples.h"
 #include "test_paths.h"
 #include "util/error.h"

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <set>
 
-#include "data/csv_table.h"
+#include "formats/csv_table.h"
 #include "data/dataset.h"
 #include "test_paths.h"
 #include "util/error.h"

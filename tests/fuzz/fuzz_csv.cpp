@@ -1,6 +1,6 @@
 // The CSV reader of tabular data sets: any bytes, read as a stream in small
 // pieces (so that rows and quotes cross buffer boundaries).
-#include "data/csv_table.h"
+#include "formats/csv_table.h"
 #include "fuzz_input.h"
 
 #include <algorithm>

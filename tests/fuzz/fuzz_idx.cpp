@@ -1,5 +1,5 @@
 // IDX files (MNIST, Fashion-MNIST): the header alone, then the whole file.
-#include "data/idx_format.h"
+#include "formats/idx_format.h"
 #include "fuzz_input.h"
 
 TRAINER_FUZZ_TARGET({

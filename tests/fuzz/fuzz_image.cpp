@@ -2,8 +2,8 @@
 // own channels, then in bands of rows as grey (what tiled prediction reads).
 // libpng and libjpeg are Debian's (not instrumented); what is fuzzed is
 // trainer's use of them and its BMP reader.
-#include "data/image_codec.h"
-#include "data/image_rows.h"
+#include "images/image_codec.h"
+#include "images/image_rows.h"
 #include "fuzz_input.h"
 
 TRAINER_FUZZ_TARGET({

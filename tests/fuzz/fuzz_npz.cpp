@@ -1,9 +1,9 @@
 // .npz archives as Keras's reuters.npz: zip, then each member as .npy, then
 // its pickle or its integers, then the range checks of the loader.
-#include "data/npy_format.h"
-#include "data/python_pickle.h"
+#include "formats/npy_format.h"
+#include "formats/python_pickle.h"
 #include "data/reuters_npz.h"
-#include "data/zip_archive.h"
+#include "formats/zip_archive.h"
 #include "fuzz_input.h"
 
 TRAINER_FUZZ_TARGET({

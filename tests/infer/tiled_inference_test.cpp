@@ -5,8 +5,8 @@
 
 #include <random>
 
-#include "data/image_codec.h"
-#include "data/image_rows.h"
+#include "images/image_codec.h"
+#include "images/image_rows.h"
 #include "infer/tiled_inference.h"
 
 using namespace trainer;

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "config/config_loader.h"
-#include "data/data_info.h"
+#include "config/data_info.h"
 #include "models/model.h"
 #include "util/error.h"
 

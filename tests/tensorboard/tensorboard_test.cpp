@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 #include "tensorboard/crc32c.h"
 #include "tensorboard/event_writer.h"
 #include "tensorboard/tfrecord_writer.h"

@@ -4,11 +4,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "data/file_bytes.h"
-#include "data/npy_format.h"
-#include "data/python_pickle.h"
+#include "formats/file_bytes.h"
+#include "formats/npy_format.h"
+#include "formats/python_pickle.h"
 #include "data/reuters_npz.h"
-#include "data/zip_archive.h"
+#include "formats/zip_archive.h"
 #include "test_paths.h"
 #include "util/error.h"
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 
 namespace trainer {
 

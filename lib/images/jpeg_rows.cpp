@@ -4,8 +4,8 @@
 // libjpeg decodes it, bounded by the memory cap set below.
 #include <cstring>
 
-#include "data/image_row_decoders.h"
-#include "data/jpeg_errors.h"
+#include "images/image_row_decoders.h"
+#include "images/jpeg_errors.h"
 #include "util/error.h"
 
 namespace trainer {

@@ -1,4 +1,4 @@
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 
 #include <png.h>
 
@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "data/image_rows.h"
-#include "data/jpeg_errors.h"
+#include "images/image_rows.h"
+#include "images/jpeg_errors.h"
 #include "util/error.h"
 
 namespace trainer {

@@ -1,6 +1,6 @@
 #pragma once
 // Image files for the image data set tests, written with trainer's own PNG
-// encoder (tests/data/image_codec_test.cpp checks it against Pillow).
+// encoder (tests/images/image_codec_test.cpp checks it against Pillow).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "data/image_codec.h"
+#include "images/image_codec.h"
 #include "test_paths.h"
 
 namespace trainer::testing {
@@ -43,7 +43,7 @@ inline void write_png(const std::string& path, const Image& image) {
 inline std::optional<std::string> pillow_images(const std::string& name) {
   if (!system_python_has("PIL")) return std::nullopt;
   const std::string dir = fresh_dir(name);
-  REQUIRE(system_python_output(source_dir() + "/tests/data/write_images.py " + dir).has_value());
+  REQUIRE(system_python_output(source_dir() + "/tests/images/write_images.py " + dir).has_value());
   return dir;
 }
 

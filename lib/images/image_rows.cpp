@@ -1,8 +1,8 @@
-#include "data/image_rows.h"
+#include "images/image_rows.h"
 
 #include <algorithm>
 
-#include "data/image_row_decoders.h"
+#include "images/image_row_decoders.h"
 #include "util/error.h"
 
 namespace trainer {

@@ -1,4 +1,4 @@
-#include "data/python_pickle.h"
+#include "formats/python_pickle.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "data/idx_format.h"
+#include "formats/idx_format.h"
 
 #include <cstdio>
 #include <limits>

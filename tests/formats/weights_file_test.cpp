@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "test_paths.h"
-#include "infer/weights_file.h"
+#include "formats/weights_file.h"
 
 using namespace trainer;
 
@@ -34,7 +34,7 @@ const char* kExpected =
     "odd name/with.dots <f8 [1, 1, 1] 0.1\n";
 
 std::string python_reads(const std::string& kind, const std::string& path) {
-  const auto out = testing::system_python_output(testing::source_dir() + "/tests/infer/read_weights.py " + kind + " " + path);
+  const auto out = testing::system_python_output(testing::source_dir() + "/tests/formats/read_weights.py " + kind + " " + path);
   REQUIRE(out.has_value());
   return *out;
 }

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "data/image_row_decoders.h"
+#include "images/image_row_decoders.h"
 #include "util/error.h"
 
 namespace trainer {

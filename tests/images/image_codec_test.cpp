@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "data/image_codec.h"
-#include "image_fixtures.h"
+#include "images/image_codec.h"
+#include "images/image_fixtures.h"
 #include "test_paths.h"
 #include "util/error.h"
 #include "util/read_file.h"

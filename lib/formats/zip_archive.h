@@ -46,6 +46,9 @@ std::string zip_member_content(const std::string& bytes, const ZipMember& member
 // The CRC-32 of `member`'s content as computed, to compare with the recorded one.
 uint32_t zip_member_crc32(const std::string& bytes, const ZipMember& member, const std::string& name);
 
+// The CRC-32 zip records (zlib's), of any size.
+uint32_t crc32_of(const char* data, uint64_t size);
+
 // Member name -> uncompressed content. Throws DataError.
 std::map<std::string, std::string> read_zip_members(const std::string& bytes, const std::string& name);
 

@@ -5,10 +5,10 @@
 
 #include <filesystem>
 
-#include "data/image_codec.h"
-#include "data/image_rows.h"
-#include "data/png_row_writer.h"
-#include "image_fixtures.h"
+#include "images/image_codec.h"
+#include "images/image_rows.h"
+#include "images/png_row_writer.h"
+#include "images/image_fixtures.h"
 #include "test_paths.h"
 #include "util/error.h"
 #include "util/read_file.h"

@@ -1,8 +1,9 @@
-#include "data/npy_format.h"
+#include "formats/npy_format.h"
 
 #include <cstring>
 #include <regex>
 
+#include "formats/little_endian.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -28,6 +29,25 @@ int64_t element_count(const std::vector<std::string>& dims, std::vector<int64_t>
 }  // namespace
 
 int64_t NpyArray::count() const { return count_; }
+
+// Magic, version, header length, then a Python dict literal padded with
+// spaces so that the data starts at a multiple of 64.
+std::string npy_bytes(const std::string& descr, const std::vector<int64_t>& shape, const std::string& data) {
+  std::string dims = "(";
+  for (size_t i = 0; i < shape.size(); ++i) dims += std::to_string(shape[i]) + ", ";
+  if (shape.size() > 1) dims.resize(dims.size() - 2);
+  else if (shape.size() == 1) dims.pop_back();  // "(32,)"
+  dims += ")";
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + dims + ", }";
+  const size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out.push_back(1);
+  out.push_back(0);
+  put_le(out, header.size(), 2);
+  return out + header + data;
+}
 
 NpyArray parse_npy(const std::string& bytes, const std::string& name) {
   static const std::string kMagic = "\x93NUMPY";

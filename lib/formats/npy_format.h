@@ -17,6 +17,9 @@ struct NpyArray {
   int64_t count_ = 1;
 };
 
+// A whole .npy file (format 1.0) of C-order `data` of `descr` ("<f4").
+std::string npy_bytes(const std::string& descr, const std::vector<int64_t>& shape, const std::string& data);
+
 NpyArray parse_npy(const std::string& bytes, const std::string& name);
 
 // Integer arrays of any width/signedness as int64. Throws DataError for

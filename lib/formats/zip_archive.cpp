@@ -1,4 +1,4 @@
-#include "data/zip_archive.h"
+#include "formats/zip_archive.h"
 
 #include <zlib.h>
 
@@ -161,18 +161,19 @@ std::string zip_member_content(const std::string& bytes, const ZipMember& member
 }
 
 uint32_t zip_member_crc32(const std::string& bytes, const ZipMember& member, const std::string& name) {
-  const auto crc_of = [](const char* data, uint64_t size) {
-    uLong crc = crc32(0L, Z_NULL, 0);
-    for (uint64_t done = 0; done < size;) {
-      const uInt chunk = static_cast<uInt>(std::min<uint64_t>(size - done, 1u << 30));
-      crc = crc32(crc, reinterpret_cast<const Bytef*>(data + done), chunk);
-      done += chunk;
-    }
-    return static_cast<uint32_t>(crc);
-  };
-  if (member.method == 0) return crc_of(bytes.data() + member.data_offset, member.compressed);
+  if (member.method == 0) return crc32_of(bytes.data() + member.data_offset, member.compressed);
   const std::string content = zip_member_content(bytes, member, name);
-  return crc_of(content.data(), content.size());
+  return crc32_of(content.data(), content.size());
+}
+
+uint32_t crc32_of(const char* data, uint64_t size) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (uint64_t done = 0; done < size;) {  // zlib takes a uInt length
+    const uInt chunk = static_cast<uInt>(std::min<uint64_t>(size - done, 1u << 30));
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(data + done), chunk);
+    done += chunk;
+  }
+  return static_cast<uint32_t>(crc);
 }
 
 std::map<std::string, std::string> read_zip_members(const std::string& bytes, const std::string& name) {

@@ -1,4 +1,4 @@
-#include "data/csv_table.h"
+#include "formats/csv_table.h"
 
 #include <fcntl.h>
 #include <unistd.h>

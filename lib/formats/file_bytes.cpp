@@ -1,4 +1,4 @@
-#include "data/file_bytes.h"
+#include "formats/file_bytes.h"
 
 #include <zlib.h>
 

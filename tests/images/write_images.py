@@ -1,5 +1,5 @@
 """Writes images with Pillow, and the pixels Pillow decodes from them, for
-tests/data/image_codec_test.cpp: a decoder other than trainer's says what
+tests/images/image_codec_test.cpp: a decoder other than trainer's says what
 each file holds.
 
 Usage: /usr/bin/python3 write_images.py OUT_DIR

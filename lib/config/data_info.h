@@ -1,5 +1,6 @@
 #pragma once
-// What the model builder needs to know about a data set (torch-free).
+// What a data set tells the model builder: the contract between data/, which
+// fills it, and models/, which reads it. Torch-free.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <vector>
 
-#include "data/image_row_decoders.h"
-#include "data/png_errors.h"
+#include "images/image_row_decoders.h"
+#include "images/png_errors.h"
 #include "util/error.h"
 
 namespace trainer {

@@ -1,10 +1,10 @@
-#include "data/png_row_writer.h"
+#include "images/png_row_writer.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
-#include "data/png_errors.h"
+#include "images/png_errors.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 
