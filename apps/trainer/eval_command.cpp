@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "train/checkpoint_choice.h"
-#include "train/trainer.h"
+#include "runs/checkpoint_choice.h"
+#include "train/run_training.h"
 #include "util/json.h"
 
 namespace trainer::app {

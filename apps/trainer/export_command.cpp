@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "train/checkpoint_choice.h"
+#include "runs/checkpoint_choice.h"
 #include "infer/export_weights.h"
 #include "util/logging.h"
 

@@ -1,7 +1,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "train/checkpoint_choice.h"
+#include "runs/checkpoint_choice.h"
 #include "infer/predict.h"
 
 namespace trainer::app {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "train/step_times.h"
+#include "runs/step_times.h"
 
 namespace trainer {
 

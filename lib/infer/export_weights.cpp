@@ -5,7 +5,7 @@
 
 #include "config/config_writer.h"
 #include "data/dataset.h"
-#include "train/checkpoint.h"
+#include "runs/checkpoint.h"
 #include "train/experiment_setup.h"
 #include "formats/weights_file.h"
 #include "util/atomic_file.h"

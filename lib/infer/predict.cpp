@@ -16,7 +16,7 @@
 #include "device/host_memory.h"
 #include "device/memory_budget.h"
 #include "device/runtime.h"
-#include "train/checkpoint.h"
+#include "runs/checkpoint.h"
 #include "train/experiment_setup.h"
 #include "infer/predict_memory.h"
 #include "infer/predict_outputs.h"

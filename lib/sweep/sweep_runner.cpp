@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/run_files.h"
-#include "train/run_dir.h"
+#include "runs/run_dir.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/logging.h"

@@ -11,7 +11,7 @@
 #include "config/experiment_config.h"
 #include "config/metric_spec.h"
 #include "device/deferred_read.h"
-#include "train/epoch_log.h"
+#include "runs/epoch_log.h"
 #include "util/stopwatch.h"
 
 namespace trainer {

@@ -7,7 +7,7 @@
 #include "config/experiment_config.h"
 #include "data/dataset.h"
 #include "models/model.h"
-#include "train/run_observer.h"
+#include "watch/run_observer.h"
 
 namespace trainer {
 

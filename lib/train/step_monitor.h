@@ -12,10 +12,10 @@
 
 #include "config/experiment_config.h"
 #include "device/deferred_read.h"
-#include "train/epoch_log.h"
+#include "runs/epoch_log.h"
 #include "train/metrics.h"
-#include "train/run_observer.h"
-#include "train/step_times.h"
+#include "watch/run_observer.h"
+#include "runs/step_times.h"
 #include "train/train_step.h"
 #include "util/stopwatch.h"
 

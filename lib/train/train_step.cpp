@@ -4,7 +4,7 @@
 
 #include "device/device_select.h"
 #include "train/loss.h"
-#include "train/optimizer_factory.h"
+#include "optim/optimizer_factory.h"
 
 namespace trainer {
 namespace {

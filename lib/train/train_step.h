@@ -13,7 +13,7 @@
 #include "models/model.h"
 #include "train/metrics.h"
 #include "train/mixed_precision.h"
-#include "train/step_times.h"
+#include "runs/step_times.h"
 #include "util/stopwatch.h"
 
 namespace trainer {

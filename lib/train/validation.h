@@ -3,8 +3,8 @@
 #include "data/dataset.h"
 #include "distributed/communicator.h"
 #include "models/model.h"
-#include "train/epoch_log.h"
-#include "train/progress.h"
+#include "runs/epoch_log.h"
+#include "watch/progress.h"
 
 namespace trainer {
 

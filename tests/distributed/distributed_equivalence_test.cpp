@@ -9,7 +9,7 @@
 #include "data/dataset.h"
 #include "distributed/gradient_reducer.h"
 #include "epoch_records.h"
-#include "train/checkpoint.h"
+#include "runs/checkpoint.h"
 #include "train/experiment_setup.h"
 
 using namespace trainer;

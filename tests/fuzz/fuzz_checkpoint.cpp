@@ -2,6 +2,6 @@
 // the zip structure, the seal and every member's CRC-32. (LibTorch's own
 // archive reader is not instrumented here.)
 #include "fuzz_input.h"
-#include "train/checkpoint_seal.h"
+#include "runs/checkpoint_seal.h"
 
 TRAINER_FUZZ_TARGET({ trainer::verify_checkpoint(input, "fuzz.pt"); })

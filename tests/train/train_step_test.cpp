@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/config_loader.h"
-#include "train/optimizer_factory.h"
+#include "optim/optimizer_factory.h"
 #include "train/train_step.h"
 
 using namespace trainer;

@@ -9,7 +9,7 @@
 #include "bench/matmul_report.h"
 #include "bench/training_report.h"
 #include "device/inventory_report.h"
-#include "train/epoch_log.h"
+#include "runs/epoch_log.h"
 #include "util/json.h"
 
 using namespace trainer;

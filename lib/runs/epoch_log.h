@@ -1,0 +1,70 @@
+#pragma once
+// The documented epoch log (README "The epoch log"), a contract lab scripts parse:
+//
+//   ================================================================================17:13:26
+//   Epoch=1,Loss:1.96735072,Accuracy:0.489200622,Valid Loss:1.64124215,Valid Accuracy:0.582813919
+//   <empty line>
+//
+// and the metrics.jsonl line of the same epoch.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runs/step_times.h"
+
+namespace trainer {
+
+struct MetricValue {
+  std::string name;  // as printed: "Loss", "Top5 Accuracy"
+  std::string key;   // in JSON: "loss", "top5_accuracy"
+  float value = 0;
+};
+
+struct EpochRecord {
+  int64_t epoch = 0;
+  std::vector<MetricValue> train;
+  std::vector<MetricValue> valid;  // empty when this epoch did not validate
+  double lr = 0;
+  double seconds = 0;        // the whole epoch, validation included
+  double train_seconds = 0;  // the training steps alone
+  double samples_per_second = 0;  // training samples / train_seconds
+  double data_wait_seconds = 0;
+  int64_t steps = 0;
+  // Runs with dynamic loss scaling: the scale at the epoch's end and the
+  // optimizer steps skipped in it (inf/NaN gradients). 0: no loss scaling.
+  double loss_scale = 0;
+  int64_t skipped_steps = 0;
+  // Where the training steps' time went, summed over the epoch: measured on
+  // `timed_steps` of the `steps` and scaled to all of them (0: not timed).
+  StepTimes step_times;
+  int64_t timed_steps = 0;
+  int64_t peak_memory_bytes = 0;  // this process's device, since the run (or resume) began
+  // GPUs with NVML: the card's utilisation (%, mean of the once-a-second
+  // samples) and memory used by every process (the peak sample).
+  int64_t gpu_samples = 0;
+  double gpu_utilization = 0;
+  int64_t gpu_memory_used_bytes = 0;
+  // train.monitor's verdict, when this epoch measured its figure: a new best
+  // (checkpoints/best.pt), the best epoch so far, and whether early stopping
+  // ended the run here.
+  bool monitored = false;
+  bool improved = false;
+  int64_t best_epoch = 0;
+  bool stopped_early = false;
+};
+
+// `clock` is the local time as HH:MM:SS.
+std::string format_epoch_record(const EpochRecord& record, const std::string& clock);
+
+// One JSON object on one line, ending in a newline.
+std::string format_metrics_json(const EpochRecord& record);
+
+// The step-time split of an epoch for the log: "data 1.2%, forward 30.5%,
+// backward 52.0%, all-reduce 0.0%, optimizer 16.3% (281 of 281 steps timed)".
+std::string describe_step_times(const EpochRecord& record);
+
+// The validation metrics alone, as `trainer eval` prints them:
+// "Valid Loss:0.5,Valid Accuracy:0.8\n".
+std::string format_valid_line(const std::vector<MetricValue>& valid);
+
+}  // namespace trainer

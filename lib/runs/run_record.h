@@ -1,0 +1,75 @@
+#pragma once
+// RUN_DIR/run.json: where a run stands, for the scripts that start runs and
+// the ones that read them afterwards (docs/runs.md "run.json"). Written when
+// the run starts, after every epoch, and when it ends; always replaced
+// atomically, so a reader sees one whole version. Torch-free.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/experiment_config.h"
+#include "runs/epoch_log.h"
+#include "runs/run_dir.h"
+
+namespace trainer {
+
+// "running" until the run ends, then what its exit code says: 0 done,
+// 7 diverged, 9 interrupted, anything else failed.
+std::string run_status_for_exit_code(int exit_code);
+
+// The best and the last value of one metrics.jsonl key over the run's epochs.
+struct MetricHistory {
+  bool higher_is_better = false;
+  std::optional<double> last, best;  // empty: no finite value yet
+  int64_t last_epoch = 0, best_epoch = 0;
+  void add(int64_t epoch, double value);
+};
+
+class RunRecord {
+ public:
+  RunRecord() = default;
+  // A run of `config` in `run`, started now by this process.
+  RunRecord(const RunDir& run, const ExperimentConfig& config, std::string version, int world_size);
+
+  // A resumed run: the epochs in metrics.jsonl (what it holds now, replacing
+  // what was read before) count, so best and last cover the whole run.
+  // Unreadable lines are skipped.
+  void set_metrics_jsonl(const std::string& text);
+  void add_epoch(const EpochRecord& record);
+  void set_resumed_from(const std::string& checkpoint) { resumed_from_ = checkpoint; }
+  // The epoch checkpoints/best.pt holds, once it is on disk (a best epoch
+  // whose copy failed leaves the earlier one): paths.best_checkpoint_epoch.
+  void set_best_checkpoint_epoch(int64_t epoch) { best_checkpoint_epoch_ = epoch; }
+  // The validation metrics of the inputs themselves (image targets only).
+  void set_identity_baseline(std::vector<MetricValue> values) { identity_baseline_ = std::move(values); }
+  // Ends the record: status from the exit code; `error` is the message of
+  // a failure (empty when done).
+  void finish(int exit_code, const std::string& error);
+
+  std::string to_json() const;
+  // Replaces RUN_DIR/run.json atomically. Throws IoError.
+  void write() const;
+  const RunDir& run() const { return run_; }
+
+ private:
+  RunDir run_;
+  std::string experiment_, version_, host_, started_at_, ended_at_, resumed_from_, error_;
+  std::vector<std::string> devices_;
+  std::vector<MetricValue> identity_baseline_;
+  int pid_ = 0, world_size_ = 1;
+  std::optional<int> exit_code_;
+  int64_t epochs_ = 0, epochs_done_ = 0;
+  std::optional<int64_t> best_checkpoint_epoch_;
+  MetricHistory& history_of(const std::string& key);
+  std::vector<std::pair<std::string, MetricHistory>> metrics_;  // by metrics.jsonl key, in its order
+};
+
+// What a supervisor, which outlives its ranks, knows better than rank 0:
+// the exit code of the whole run. Rewrites RUN_DIR/run.json when it still
+// says "running" (rank 0 was killed) or holds another exit code. Returns
+// what went wrong, empty when nothing did (or there was no run.json).
+std::string settle_run_json(const std::string& run_dir, int exit_code);
+
+}  // namespace trainer

@@ -1,0 +1,352 @@
+#include "train/run_training.h"
+
+#include <cmath>
+
+#include <ATen/record_function.h>
+
+#include "config/config_writer.h"
+#include "data/batch_feed.h"
+#include "data/data_placement.h"
+#include "device/device_memory.h"
+#include "device/device_select.h"
+#include "device/gpu.h"
+#include "distributed/rank_device.h"
+#include "train/epoch_batches.h"
+#include "optim/lr_schedule.h"
+#include "optim/optimizer_factory.h"
+#include "runs/resume_config.h"
+#include "train/sample_images.h"
+#include "train/training_loop.h"
+#include "train/validation.h"
+#include "util/error.h"
+#include "util/logging.h"
+#include "util/signals.h"
+#include "util/stopwatch.h"
+#include "util/text.h"
+#include "util/torch_compat.h"
+
+namespace trainer {
+namespace {
+
+int ranks_on_this_host(const RunOptions& options) { return options.launch ? options.launch->local_world_size : 1; }
+// srun starts each rank as a task of its own, with its own SLURM_CPUS_PER_TASK.
+bool rank_is_slurm_task(const RunOptions& options) { return options.launch && options.launch->rank_is_slurm_task; }
+
+torch::Device rank_device(const ExperimentConfig& config, const RunOptions& options) {
+  return resolve_device(device_of_local_rank(config.devices.entries, options.launch ? options.launch->local_rank : 0));
+}
+
+}  // namespace
+
+TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& options)
+    : config_(config),
+      options_(options),
+      device_(rank_device(config, options)),
+      runtime_(configure_runtime(config, device_, ranks_on_this_host(options), rank_is_slurm_task(options))),
+      cluster_(options.launch, config.dist, config.devices.entries),
+      experiment_(prepare_experiment(config, device_)),
+      optimizer_(make_optimizer(config.optimizer, experiment_.model.net->parameters())),
+      precision_(config, device_),
+      meters_(config.loss, config.metrics, experiment_.model.final_softmax, config.data.images.value_range()),
+      progress_(config.log.progress, options.quiet || !cluster_.is_root()),
+      monitor_(config.log, device_),
+      profiler_(config.train.profile, cluster_.rank()),
+      best_(config.train, resolve_monitor(config.train, config.metrics).value_or(MonitorSpec{"loss", false, "loss"})) {
+  const int64_t global_batch = config.train.batch_size * cluster_.world_size();
+  const int64_t batches = (experiment_.data.train.size() + global_batch - 1) / global_batch;
+  steps_per_epoch_ = config.train.steps_per_epoch > 0 ? std::min(batches, config.train.steps_per_epoch) : batches;
+  if (cluster_.distributed()) {
+    cluster_.require_same("experiment config", to_yaml(config));
+    cluster_.require_same("data", std::to_string(experiment_.data.train.size()) + "/" +
+                                      std::to_string(experiment_.data.valid.size()));
+    // Every rank starts from rank 0's weights, whatever its generator did.
+    std::vector<torch::Tensor> state = experiment_.model.net->parameters();
+    for (auto& buffer : experiment_.model.net->buffers()) state.push_back(buffer);
+    cluster_.communicator().broadcast(state, 0);
+    reducer_ = std::make_unique<GradientReducer>(cluster_.communicator(), experiment_.model.net->parameters(),
+                                                 config.dist.bucket_mb);
+  }
+  if (const std::string placed = place_data(experiment_.data, config.data.on_device, device_, gpu_budget_bytes(device_));
+      !placed.empty())
+    log().info("{}", placed);
+  step_ = std::make_unique<TrainStep>(config, experiment_.model, *optimizer_, precision_, device_, reducer_.get());
+  if (device_.is_cuda()) {
+    gpu_monitor_ = std::make_unique<GpuMonitor>("libnvidia-ml.so.1", gpu_pci_bus_id(device_.index()), device_.index());
+    if (!gpu_monitor_->available()) log().info("GPU utilisation not sampled: {}", gpu_monitor_->why());
+  }
+}
+
+RunSummary TrainingLoop::run() {
+  options_.resume.empty() ? start_new_run() : resume_run();
+  profiler_.set_run_dir(run_.path);
+  open_observers();
+  log_header();
+  if (has_image_targets(config_.data)) log_identity_baseline();
+  RunSummary summary{run_.path, {}};
+  best_.counters = state_.monitor;
+  if (best_.exhausted() && state_.epoch < config_.train.epochs)
+    log().info("this run stopped early at epoch {}: {} did not improve for {} measurements (best {:.6g} at epoch {}); "
+               "nothing to train (raise train.early_stopping.patience to go on)",
+               state_.epoch, best_.spec().key, best_.counters.waited, best_.counters.best, best_.counters.best_epoch);
+  try {
+    for (int64_t epoch = state_.epoch + 1; epoch <= config_.train.epochs && !best_.exhausted(); ++epoch)
+      summary.records.push_back(run_epoch(epoch));
+    if (config_.train.early_stopping.restore_best) restore_best();
+  } catch (const c10::OutOfMemoryError& e) {
+    // The CUDA caching allocator's (the CPU's budget throws ours directly).
+    throw device_out_of_memory(device_, e.what_without_backtrace(), out_of_memory_hint(config_, device_));
+  } catch (const c10::Error& e) {
+    // The system refusing the CPU allocator (not our memory_limit).
+    if (!compat::is_cpu_allocation_failure(e)) throw;
+    throw device_out_of_memory(torch::kCPU, e.what_without_backtrace(), out_of_memory_hint(config_, torch::kCPU));
+  } catch (const std::bad_alloc&) {
+    throw device_out_of_memory(torch::kCPU, "the system refused an allocation (std::bad_alloc)",
+                               out_of_memory_hint(config_, torch::kCPU));
+  }
+  cluster_.finish();
+  if (best_.exhausted())
+    log().info("done: stopped early after epoch {} of {}; the best was {} {:.6g} at epoch {} ({}); run directory {}",
+               summary.records.empty() ? state_.epoch : summary.records.back().epoch, config_.train.epochs,
+               best_.spec().key, best_.counters.best, best_.counters.best_epoch, run_.best_checkpoint(), run_.path);
+  else
+    log().info("done: {}; run directory {}", count_of(config_.train.epochs, "epoch"), run_.path);
+  record_end(static_cast<int>(ExitCode::kSuccess), "");
+  return summary;
+}
+
+EpochRecord TrainingLoop::run_epoch(int64_t epoch) {
+  Stopwatch clock;
+  EpochRecord record;
+  record.epoch = epoch;
+  if (reducer_) reducer_->reset_stats();
+  if (gpu_monitor_) gpu_monitor_->take();  // what came before the epoch is not its own
+  // A resumed epoch goes on counting from its checkpoint's figure.
+  if (LossScaler* scaler = precision_.scaler(); scaler && state_.step_in_epoch == 0) scaler->reset_skipped_steps();
+  const double data_wait = train_steps(epoch, record);
+  if (const LossScaler* scaler = precision_.scaler()) {
+    record.loss_scale = scaler->scale_value();
+    record.skipped_steps = scaler->skipped_steps();
+  }
+  record.train_seconds = clock.seconds();
+  sum_over_ranks(meters_);
+  record.train = meters_.results();
+  if (!std::isfinite(record.train[0].value))
+    throw DivergedError("the training loss became " + format_float9(record.train[0].value) + " in epoch " +
+                            std::to_string(epoch),
+                        diverged_hint());
+  const bool last = epoch == config_.train.epochs;
+  if (last || epoch % config_.train.validate_every == 0) {
+    cluster_.set_phase(Phase::kValidation, epoch, record.steps);
+    record.valid = validate_model(experiment_.model, experiment_.data.valid, config_, device_, cluster_.communicator(),
+                                  &progress_);
+  }
+  const MonitorVerdict verdict = judge(record);
+  record.seconds = clock.seconds();
+  record.samples_per_second = static_cast<double>(meters_.samples()) / record.train_seconds;
+  record.data_wait_seconds = data_wait;
+
+  const MemoryUsage memory = device_memory_usage(device_);
+  record.peak_memory_bytes = memory.peak_bytes;
+  if (gpu_monitor_) {
+    const GpuSamples samples = gpu_monitor_->take();
+    record.gpu_samples = samples.count;
+    record.gpu_utilization = samples.mean_utilization;
+    record.gpu_memory_used_bytes = samples.peak_memory_used_bytes;
+  }
+
+  if (cluster_.is_root()) {
+    emit_record(format_epoch_record(record, local_time_hms()));
+    append_metrics(record);
+    for (auto& observer : observers_) observer->on_epoch(record, state_.global_step);
+    if (config_.log.tensorboard && has_image_targets(config_.data)) {
+      const auto images = sample_images(experiment_.model, experiment_.data.valid, config_, device_);
+      for (auto& observer : observers_) observer->on_images(images, state_.global_step);
+    }
+  }
+  log().info("epoch {}: {:.2f} s ({:.2f} s training), {:.0f} samples/s, data wait {:.2f}% of training, peak memory "
+             "{}{}", epoch, record.seconds, record.train_seconds, record.samples_per_second,
+             100.0 * data_wait / record.train_seconds, format_mib(memory.peak_bytes),
+             memory.budget_bytes > 0 ? " of " + format_mib(memory.budget_bytes) : std::string());
+  if (record.timed_steps > 0) log().info("epoch {}: step time {}", epoch, describe_step_times(record));
+  if (verdict.measured) log().info("epoch {}: {}", epoch, describe_verdict(best_, verdict));
+  if (reducer_)
+    log().info("epoch {}: gradient all-reduce {} buckets per step; waiting for it took {:.2f} s, {:.1f}% of training",
+               epoch, reducer_->stats().buckets_per_step, reducer_->stats().finalize_seconds,
+               100.0 * reducer_->stats().finalize_seconds / record.train_seconds);
+  std::string saved;
+  if (last || record.stopped_early || epoch % config_.train.checkpoint_every == 0) saved = save(epoch, 0);
+  if (verdict.improved) {
+    // Said and recorded once best.pt holds it: a failed copy (a full disk)
+    // leaves the log and run.json naming the epoch best.pt really holds.
+    keep_best(epoch, saved);
+    log().info("epoch {}: saved as best.pt", epoch);
+    if (cluster_.is_root()) {
+      record_.set_best_checkpoint_epoch(epoch);
+      record_.write();
+    }
+  }
+  if (record.stopped_early)
+    log().info("early stopping: {} did not improve for {} measurements; the best was {:.6g} at epoch {}",
+               best_.spec().key, best_.counters.waited, best_.counters.best, best_.counters.best_epoch);
+  return record;
+}
+
+void TrainingLoop::sum_over_ranks(MetricAccumulator& meters) {
+  if (!cluster_.distributed()) return;
+  auto sums = meters.state();
+  cluster_.communicator().all_reduce(sums);
+  meters.load_state(sums);
+}
+
+double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
+  int64_t step = 0;
+  meters_.reset();
+  if (state_.step_in_epoch > 0) {
+    step = state_.step_in_epoch;
+    meters_.load_state(state_.epoch_metric_sums);
+    state_.step_in_epoch = 0;
+  }
+  const int64_t first_step = step;
+  // A verdict still in flight belongs to the last epoch, whose end checked its loss.
+  if (divergence_check_.pending()) divergence_check_.take();
+  monitor_.start_epoch(meters_);
+  RankBatches batches = epoch_batches(config_, experiment_.data.train.size(), epoch, step, steps_per_epoch_,
+                                      cluster_.communicator());
+  LoaderOptions options = loader_options(config_.data);
+  options.batch_sizes = batches.batch_sizes;
+  options.epoch = epoch;
+  BatchFeed loader(experiment_.data.train, std::move(batches.order), options, device_);
+  progress_.start(epoch, config_.train.epochs, steps_per_epoch_);
+  size_t index = 0;
+  while (true) {
+    cluster_.set_phase(Phase::kData, epoch, step + 1);
+    profiler_.before_step(epoch, step + 1);
+    RECORD_USER_SCOPE("trainer/step");
+    StepTimer* timer = monitor_.before_step();
+    auto batch = [&] {
+      RECORD_USER_SCOPE("trainer/data_wait");
+      return loader.next();
+    }();
+    if (!batch) break;
+    cluster_.check();
+    const double global_size = static_cast<double>(batches.global_sizes[index++]);
+    record.lr = scheduled_lr(config_.optimizer.schedule, *config_.optimizer.lr,
+                             static_cast<double>(state_.global_step) / static_cast<double>(steps_per_epoch_),
+                             static_cast<double>(config_.train.epochs));
+    // Every rank votes on stopping; the votes travel with the gradients,
+    // so all ranks stop after the same step.
+    cluster_.set_phase(Phase::kCompute, epoch, step + 1);
+    StepExtras extras;
+    extras.meters = &meters_;
+    extras.timer = timer;
+    extras.before_all_reduce = [&] { cluster_.set_phase(Phase::kAllReduce, epoch, step + 1); };
+    const bool stop = step_->run(*batch, record.lr, static_cast<double>(batch->size()) / global_size,
+                                interrupt_requested(), extras).stop;
+    ++step;
+    ++state_.global_step;
+    record.steps = step;
+    report_step(epoch, record.lr);
+    profiler_.after_step();
+    progress_.update(step, meters_.samples(), [&] { return meters_.running_values(); });
+    if (step % config_.train.check_finite_every == 0) stop_if_diverged(epoch, step);
+    if (stop) stop_for_interrupt(epoch, step);
+  }
+  progress_.finish();
+  flush_step_point();
+  profiler_.end_epoch();
+  monitor_.fill(record, step - first_step);
+  return loader.wait_seconds();
+}
+
+void TrainingLoop::report_step(int64_t epoch, double lr) {
+  const LossScaler* scaler = precision_.scaler();
+  const auto point = monitor_.after_step(state_.global_step, epoch, lr, meters_, scaler ? scaler->scale_value() : 0,
+                                         !observers_.empty());
+  if (!point) return;
+  for (auto& observer : observers_) observer->on_step(*point);
+}
+
+void TrainingLoop::flush_step_point() {
+  if (const auto point = monitor_.finish_point())
+    for (auto& observer : observers_) observer->on_step(*point);
+}
+
+void TrainingLoop::stop_if_diverged(int64_t epoch, int64_t step) {
+  torch::Tensor non_finite = meters_.loss_non_finite();
+  if (cluster_.distributed()) cluster_.communicator().all_reduce(non_finite, ReduceOp::kMax);
+  // On a GPU the verdict is read one check late, so that the host never
+  // waits for the device inside an epoch: a diverged run then stops within
+  // two checks. Every rank reads the same reduced verdict at the same step.
+  const bool late = non_finite.is_cuda();
+  int64_t checked_step = step;
+  if (late) {
+    checked_step = divergence_step_;
+    torch::Tensor previous = divergence_check_.pending() ? divergence_check_.take() : torch::Tensor();
+    divergence_check_.start(non_finite);
+    divergence_step_ = step;
+    if (!previous.defined() || previous.item<double>() == 0) return;
+  } else if (non_finite.item<double>() == 0) {
+    return;
+  }
+  progress_.finish();
+  throw DivergedError("the training loss became NaN or infinite in epoch " + std::to_string(epoch) + " by step " +
+                          std::to_string(checked_step) + " (checked every " +
+                          std::to_string(config_.train.check_finite_every) + " steps" +
+                          (late ? ", read one check later on a GPU" : "") + "); no checkpoint saved",
+                      diverged_hint());
+}
+
+std::string TrainingLoop::diverged_hint() const {
+  return "lower optimizer.lr, or set optimizer.clip_norm; the last good checkpoint is in " + run_.checkpoints();
+}
+
+void TrainingLoop::stop_for_interrupt(int64_t epoch, int64_t step) {
+  progress_.finish();
+  flush_step_point();
+  const bool epoch_done = step >= steps_per_epoch_;
+  const std::string path = save(epoch_done ? epoch : epoch - 1, epoch_done ? 0 : step);
+  throw InterruptedError("interrupted in epoch " + std::to_string(epoch) + " after step " + std::to_string(step) +
+                         "; checkpoint saved to " + path + "\nresume with: " + resume_command(run_.path));
+}
+
+RunSummary run_training(const ExperimentConfig& config, const RunOptions& options) {
+  if (options.launch) set_log_rank(options.launch->rank);
+  std::unique_ptr<TrainingLoop> loop;
+  try {
+    loop = std::make_unique<TrainingLoop>(config, options);
+    RunSummary summary = loop->run();
+    close_log_file();
+    return summary;
+  } catch (const InterruptedError& e) {
+    if (loop) loop->record_end(static_cast<int>(e.code()), e.what());
+    close_log_file();
+    throw;
+  } catch (const std::exception& e) {
+    // Into this rank's worklog (the supervisor shows its last lines), and to
+    // the peers, who stop at once naming this rank.
+    if (options.launch) {
+      log_error_to_files(e.what());
+      if (loop) loop->mark_failed(e.what());
+    }
+    const auto* error = dynamic_cast<const Error*>(&e);
+    // LibTorch's errors carry stack frames ("frame #0: <unknown function>"): run.json keeps the message.
+    const auto* torch_error = dynamic_cast<const c10::Error*>(&e);
+    if (loop)
+      loop->record_end(static_cast<int>(error ? error->code() : ExitCode::kInternal),
+                       torch_error ? torch_error->what_without_backtrace() : e.what());
+    close_log_file();
+    throw;
+  }
+}
+
+CheckpointEvaluation evaluate_checkpoint(const ExperimentConfig& config, const std::string& checkpoint) {
+  const torch::Device device = primary_device(config.devices.entries);
+  configure_runtime(config, device);
+  Experiment experiment = prepare_experiment(config, device);
+  const TrainingState state = load_checkpoint(checkpoint, *experiment.model.net, nullptr, device);
+  auto single = make_single_process_communicator();
+  return {state.epoch, state.step_in_epoch,
+          validate_model(experiment.model, experiment.data.valid, config, device, *single)};
+}
+
+}  // namespace trainer

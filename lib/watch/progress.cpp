@@ -1,0 +1,62 @@
+#include "watch/progress.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "watch/progress_line.h"
+
+namespace trainer {
+
+int terminal_width() {
+  winsize size{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  if (const char* columns = std::getenv("COLUMNS"); columns && std::atoi(columns) > 0) return std::atoi(columns);
+  return 80;
+}
+
+ProgressBar::ProgressBar(ProgressMode mode, bool quiet)
+    : enabled_(!quiet && (mode == ProgressMode::kAlways || (mode == ProgressMode::kAuto && isatty(STDERR_FILENO)))) {}
+
+void ProgressBar::start(int64_t epoch, int64_t epochs, int64_t steps) {
+  epoch_ = epoch;
+  epochs_ = epochs;
+  begin("Epoch", steps);
+}
+
+void ProgressBar::start_validation(int64_t steps) { begin("Valid", steps); }
+
+void ProgressBar::begin(const char* phase, int64_t steps) {
+  phase_ = std::string(phase) + " " + std::to_string(epoch_) + "/" + std::to_string(epochs_);
+  steps_ = steps;
+  clock_.reset();
+  last_draw_ = -1;
+}
+
+void ProgressBar::update(int64_t step, int64_t samples, const RunningValues& values) {
+  if (!enabled_) return;
+  const double now = clock_.seconds();
+  if (step < steps_ && last_draw_ >= 0 && now - last_draw_ < 0.25) return;
+  last_draw_ = now;
+  ProgressState state;
+  state.phase = phase_;
+  state.step = step;
+  state.steps = steps_;
+  state.elapsed_seconds = now;
+  state.samples_per_second = now > 0 ? static_cast<double>(samples) / now : 0;
+  if (values) state.values = values();
+  // Asked at every redraw: a resized terminal gets lines that fit.
+  const std::string line = format_progress_line(state, terminal_width());
+  std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
+  std::fflush(stderr);
+}
+
+void ProgressBar::finish() {
+  if (!enabled_) return;
+  std::fprintf(stderr, "\r\x1b[K");
+  std::fflush(stderr);
+}
+
+}  // namespace trainer
