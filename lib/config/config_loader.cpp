@@ -91,10 +91,9 @@ void resolve_defaults(ExperimentConfig& config, const YAML::Node& root) {
     if (!root["metrics"]) config.metrics = {"mae"};
     if (!loss_given) config.loss.name = LossKind::kMse;
   }
-  auto& optimizer = config.optimizer;
-  if (!optimizer.lr)
-    optimizer.lr = (optimizer.name == OptimizerKind::kSgd || optimizer.name == OptimizerKind::kMomentum) ? 0.01 : 0.001;
-  if (!optimizer.weight_decay) optimizer.weight_decay = optimizer.name == OptimizerKind::kAdamw ? 0.004 : 0.0;
+  // Written in, so that a run's config.yaml records the values used.
+  config.optimizer.lr = resolved_lr(config.optimizer);
+  config.optimizer.weight_decay = resolved_weight_decay(config.optimizer);
 }
 
 }  // namespace
@@ -135,6 +134,12 @@ std::string read_experiment_text(const std::string& path) {
 
 ExperimentConfig load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
   return parse_experiment(read_experiment_text(path), path, overrides);
+}
+
+ExperimentConfig load_recorded_experiment(const std::string& path, const std::vector<std::string>& overrides) {
+  ReadContext context(path);
+  context.ignore_foreign_keys();
+  return parse_experiment_in(read_experiment_text(path), overrides, context);
 }
 
 }  // namespace trainer

@@ -13,6 +13,11 @@ namespace trainer {
 // Reads `path`, applies `overrides` ("optimizer.lr=0.01", "model.layers.0.units=8").
 ExperimentConfig load_experiment(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// A run's own config.yaml (resume, eval, export): as load_experiment, but
+// keys of an optimizer other than the chosen one, which trainer wrote for
+// every optimizer before each took only its own, are skipped.
+ExperimentConfig load_recorded_experiment(const std::string& path, const std::vector<std::string>& overrides = {});
+
 // The same from text; `source_name` is what messages call the file.
 ExperimentConfig parse_experiment(const std::string& yaml_text, const std::string& source_name,
                                   const std::vector<std::string>& overrides = {});

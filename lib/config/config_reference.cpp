@@ -1,8 +1,10 @@
+#include <algorithm>
 #include <sstream>
 
 #include "config/config_reference.h"
 #include "config/experiment_config.h"
 #include "config/field_visitor.h"
+#include "config/kind_keys.h"
 #include "config/yaml_codec.h"
 
 namespace trainer {
@@ -44,35 +46,85 @@ void write_table(std::ostringstream& out, const std::vector<Row>& rows) {
     out << "| `" << row.key << "` | " << row.type << " | `" << row.default_value << "` | " << row.doc << " |\n";
 }
 
+// The rows of `section` as it stands (an optimizer of its name).
+template <class S>
+std::vector<Row> rows_of(S section, const std::string& prefix) {
+  std::vector<Row> rows;
+  FieldDocumenter documenter(rows, prefix);
+  section.visit_fields(documenter);
+  return rows;
+}
+
+// The keys every optimizer takes: sgd's, which takes no others.
+std::vector<std::string> common_optimizer_keys() {
+  OptimizerConfig sgd;
+  sgd.name = OptimizerKind::kSgd;
+  return section_keys(sgd);
+}
+
+// `key` is under the optimizer: "beta1", "schedule.gamma".
+bool is_common_optimizer_key(const std::string& key) {
+  static const std::vector<std::string> common = common_optimizer_keys();
+  return std::find(common.begin(), common.end(), key.substr(0, key.find('.'))) != common.end();
+}
+
+// Every key's row: the default config's, with the optimizer's own keys
+// replaced by those of every optimizer, each once, after the common ones.
+std::vector<Row> all_rows() {
+  std::vector<Row> rows;
+  for (const Row& row : rows_of(ExperimentConfig{}, "")) {
+    const bool optimizer_own = row.key.rfind("optimizer.", 0) == 0 &&
+                               !is_common_optimizer_key(row.key.substr(std::string("optimizer.").size()));
+    if (!optimizer_own) rows.push_back(row);
+  }
+  return rows;
+}
+
+std::vector<Row> with_every_optimizer_key(std::vector<Row> rows) {
+  for (const auto& entry : EnumTable<OptimizerKind>::entries) {
+    OptimizerConfig optimizer;
+    optimizer.name = entry.value;
+    for (const Row& row : rows_of(optimizer, "optimizer"))
+      if (std::none_of(rows.begin(), rows.end(), [&](const Row& r) { return r.key == row.key; })) rows.push_back(row);
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::vector<std::string> config_keys() {
-  std::vector<Row> rows;
-  ExperimentConfig defaults;
-  FieldDocumenter documenter(rows, "");
-  defaults.visit_fields(documenter);
   std::vector<std::string> keys;
-  for (const Row& row : rows) keys.push_back(row.key);
+  for (const Row& row : with_every_optimizer_key(all_rows())) keys.push_back(row.key);
   return keys;
 }
 
 bool config_key_takes_list(const std::string& key) {
-  std::vector<Row> rows;
-  ExperimentConfig defaults;
-  FieldDocumenter documenter(rows, "");
-  defaults.visit_fields(documenter);
-  for (const Row& row : rows)
+  for (const Row& row : with_every_optimizer_key(all_rows()))
     if (row.key == key) return row.type.find("list") != std::string::npos || row.type.find('[') != std::string::npos;
   return false;
 }
 
 std::string config_reference_markdown() {
   std::ostringstream out;
-  std::vector<Row> rows;
-  ExperimentConfig defaults;
-  FieldDocumenter documenter(rows, "");
-  defaults.visit_fields(documenter);
-  write_table(out, rows);
+  write_table(out, all_rows());
+
+  out << "\n### Optimizers\n\nEach `optimizer.name` takes the keys above, with its own defaults for `lr` and "
+         "`weight_decay`, and the keys listed under it:\n";
+  for (const auto& entry : EnumTable<OptimizerKind>::entries) {
+    OptimizerConfig optimizer;
+    optimizer.name = entry.value;
+    std::vector<Row> own;
+    for (const Row& row : rows_of(optimizer, ""))
+      if (!is_common_optimizer_key(row.key)) own.push_back(row);
+    out << "\n`name: " << entry.name << "`: lr " << flow_text(Codec<double>::encode(resolved_lr(optimizer)), "")
+        << ", weight_decay " << flow_text(Codec<double>::encode(resolved_weight_decay(optimizer)), "");
+    if (own.empty()) {
+      out << "; no other keys.\n";
+      continue;
+    }
+    out << ".\n\n";
+    write_table(out, own);
+  }
 
   out << "\n### Layers\n\nEach entry of `model.layers` has a `type`, the keys of that type, and these keys "
          "of the graph (see docs/models.md):\n\n";

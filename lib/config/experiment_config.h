@@ -16,6 +16,7 @@
 #include "config/field_types.h"
 #include "config/image_pipeline_config.h"
 #include "config/layer_kinds.h"
+#include "config/optimizer_kinds.h"
 #include "config/train_config.h"
 
 namespace trainer {
@@ -263,64 +264,6 @@ struct ModelConfig {
     v("init", init, "Initialisation: keras (Glorot-uniform kernels, zero biases, uniform +-0.05 "
                     "embeddings) or pytorch (LibTorch's defaults).");
     v("layers", layers, "The layers, in order (see 'Layers').");
-  }
-};
-
-struct ScheduleConfig {
-  ScheduleKind name = ScheduleKind::kConstant;
-  double gamma = 0.1;
-  double step_epochs = 1;
-  double min_lr = 0;
-  double warmup_epochs = 0;
-
-  template <class V> void visit_fields(V& v) {
-    v("name", name, "constant; step (x gamma every step_epochs); exponential (x gamma per epoch, "
-                    "continuous); cosine (to min_lr at the last epoch).");
-    v("gamma", gamma, "Decay factor of step and exponential.", positive());
-    v("step_epochs", step_epochs, "Epochs between decays of the step schedule.", positive());
-    v("min_lr", min_lr, "Final learning rate of the cosine schedule.", non_negative());
-    v("warmup_epochs", warmup_epochs, "Linear warm-up from 0 over this many epochs (fractions allowed).",
-      non_negative());
-  }
-};
-
-struct OptimizerConfig {
-  OptimizerKind name = OptimizerKind::kAdam;
-  std::optional<double> lr;
-  double momentum = 0.9;
-  bool nesterov = false;
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double epsilon = 1e-7;
-  double rho = 0.9;
-  double initial_accumulator = 0.1;
-  double momentum_decay = 0.004;
-  std::optional<double> weight_decay;
-  double clip_norm = 0;
-  bool fused = true;
-  ScheduleConfig schedule;
-
-  template <class V> void visit_fields(V& v) {
-    v("name", name, "sgd, momentum, adagrad, adam, adamw, rmsprop or nadam.");
-    v("lr", lr, "Learning rate. Default: Keras's for the optimizer (sgd 0.01, others 0.001).",
-      Check<std::optional<double>>([](const auto& x) { return (!x || *x > 0) ? "" : "a number > 0"; }));
-    v("momentum", momentum, "momentum: momentum factor.", unit_interval());
-    v("nesterov", nesterov, "momentum: Nesterov momentum.");
-    v("beta1", beta1, "adam, adamw, nadam: first-moment decay.", unit_interval());
-    v("beta2", beta2, "adam, adamw, nadam: second-moment decay.", unit_interval());
-    v("epsilon", epsilon, "adam, adamw, nadam, rmsprop, adagrad: epsilon (Keras: 1e-7).", positive());
-    v("rho", rho, "rmsprop: decay of the squared-gradient average.", unit_interval());
-    v("initial_accumulator", initial_accumulator, "adagrad: initial accumulator value.", non_negative());
-    v("momentum_decay", momentum_decay, "nadam: momentum decay (Keras/PyTorch: 0.004).", non_negative());
-    v("weight_decay", weight_decay, "L2 penalty (decoupled for adamw). Default: adamw 0.004, others 0.",
-      Check<std::optional<double>>([](const auto& x) { return (!x || *x >= 0) ? "" : "a number >= 0"; }));
-    v("clip_norm", clip_norm, "Clip gradients to this global L2 norm; 0 = no clipping.", non_negative());
-    v("fused", fused,
-      "Update each float32 CPU parameter in one pass over its elements instead of four to eight tensor "
-      "operations (the same arithmetic; within float rounding of them), every optimizer (rmsprop: without "
-      "momentum, not centered); nadam, adam and adamw on GPUs: each tensor operation once for all parameters "
-      "(multi-tensor). false: the tensor operations, parameter by parameter.");
-    v("schedule", schedule, "Learning-rate schedule, evaluated every step.");
   }
 };
 

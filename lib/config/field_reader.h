@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -22,6 +23,13 @@ struct NoDeduce {
 };
 
 // Sections that keep where they were written (layers, for errors found later).
+// Sections of kinds (layers, optimizers) that can say whose key a stranger is.
+template <class S, class = void>
+struct HasForeignKeyNote : std::false_type {};
+template <class S>
+struct HasForeignKeyNote<S, std::void_t<decltype(std::declval<const S&>().foreign_key_note(std::string()))>>
+    : std::true_type {};
+
 template <class S, class = void>
 struct HasSourceLocation : std::false_type {};
 template <class S>
@@ -41,8 +49,9 @@ class FieldReader {
     read(key, field, Check<T>{}, /*required=*/true);
   }
 
-  // Reports keys of the mapping that no field declared.
-  void report_unknown_keys() const {
+  // Reports keys of the mapping that no field declared. `note` says, for a
+  // key of another kind, whose it is and what this kind takes.
+  void report_unknown_keys(const std::function<std::string(const std::string&)>& note = {}) const {
     std::map<std::string, YAML::Node> seen;
     for (auto it = map_.begin(); it != map_.end(); ++it) {
       std::string key;
@@ -60,6 +69,10 @@ class FieldReader {
       if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
       const std::string path = join_path(key);
       std::string message = "unknown key '" + path + "'";
+      if (const std::string foreign = note ? note(key) : std::string(); !foreign.empty()) {
+        if (!context_.ignores_foreign_keys()) context_.problem(context_.where(path, it->first), message + ": " + foreign);
+        continue;
+      }
       const std::string nearest = nearest_word(key, known_);
       if (!nearest.empty()) message += " (did you mean '" + join_path(nearest) + "'?)";
       else message += "; valid keys here: " + join(known_, ", ");
@@ -129,7 +142,10 @@ class FieldReader {
     if constexpr (HasSourceLocation<S>::value) section.source_location = context_.where(path, node);
     FieldReader inner(node, path, context_);
     section.visit_fields(inner);
-    inner.report_unknown_keys();
+    if constexpr (HasForeignKeyNote<S>::value)
+      inner.report_unknown_keys([&section](const std::string& key) { return section.foreign_key_note(key); });
+    else
+      inner.report_unknown_keys();
     return true;
   }
 

@@ -12,6 +12,7 @@ struct EmbeddingLayer {
   static constexpr LayerKind kind = LayerKind::kEmbedding;
   static constexpr const char* name = "embedding";
   static constexpr LayerInput input = LayerInput::kTokens;
+  static constexpr MaskRule mask = MaskRule::kFromMaskZero;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("input_dim", s.input_dim, "Rows: a number, or 'vocabulary' (from the data).");
     v("output_dim", s.units, "Width of each embedding vector.");
@@ -28,6 +29,7 @@ struct ConvLayer {
   static constexpr LayerKind kind = K;
   static constexpr const char* name = Rank == 1 ? "conv1d" : "conv2d";
   static constexpr LayerInput input = Rank == 1 ? LayerInput::kSpatial1d : LayerInput::kSpatial2d;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   static constexpr size_t rank = Rank;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("filters", s.units, "Output channels.");
@@ -57,6 +59,7 @@ struct PoolLayer {
   static constexpr const char* name =
       Max ? (Rank == 1 ? "maxpool1d" : "maxpool2d") : (Rank == 1 ? "avgpool1d" : "avgpool2d");
   static constexpr LayerInput input = Rank == 1 ? LayerInput::kSpatial1d : LayerInput::kSpatial2d;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   static constexpr size_t rank = Rank;
   static constexpr bool is_max = Max;
   template <class V> static void fields(LayerSpec& s, V& v) {
@@ -75,6 +78,7 @@ struct GlobalAvgPoolLayer {
   static constexpr LayerKind kind = LayerKind::kGlobalAvgPool;
   static constexpr const char* name = "global_avgpool";
   static constexpr LayerInput input = LayerInput::kSpatial;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   template <class V> static void fields(LayerSpec&, V&) {}
   static void check(const LayerSpec&, LayerProblems&) {}
 };
@@ -83,6 +87,7 @@ struct FlattenLayer {
   static constexpr LayerKind kind = LayerKind::kFlatten;
   static constexpr const char* name = "flatten";
   static constexpr LayerInput input = LayerInput::kAny;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   template <class V> static void fields(LayerSpec&, V&) {}
   static void check(const LayerSpec&, LayerProblems&) {}
 };
@@ -93,6 +98,7 @@ struct ReshapeLayer {
   static constexpr LayerKind kind = LayerKind::kReshape;
   static constexpr const char* name = "reshape";
   static constexpr LayerInput input = LayerInput::kAny;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("target_shape", s.target_shape, "The sizes after the batch dimension; one may be -1, inferred.");
   }
@@ -105,15 +111,16 @@ struct PermuteLayer {
   static constexpr LayerKind kind = LayerKind::kPermute;
   static constexpr const char* name = "permute";
   static constexpr LayerInput input = LayerInput::kAny;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   template <class V> static void fields(LayerSpec& s, V& v) {
-    v("dims", s.permutation, "The new order of the dimensions after the batch's, counted from 1: [2, 1] swaps two.");
+    v("dims", s.dims, "The new order of the dimensions after the batch's, counted from 1: [2, 1] swaps two.");
   }
   static void check(const LayerSpec& s, LayerProblems& p) {
-    if (s.permutation.empty()) return p.missing("dims");
-    std::vector<bool> seen(s.permutation.size() + 1, false);
-    for (int64_t d : s.permutation) {
-      if (d > static_cast<int64_t>(s.permutation.size()) || seen[static_cast<size_t>(d)])
-        return p.bad("dims", "expected each of 1 to " + std::to_string(s.permutation.size()) + " once");
+    if (s.dims.empty()) return p.missing("dims");
+    std::vector<bool> seen(s.dims.size() + 1, false);
+    for (int64_t d : s.dims) {
+      if (d > static_cast<int64_t>(s.dims.size()) || seen[static_cast<size_t>(d)])
+        return p.bad("dims", "expected each of 1 to " + std::to_string(s.dims.size()) + " once");
       seen[static_cast<size_t>(d)] = true;
     }
   }
@@ -123,6 +130,7 @@ struct DenseLayer {
   static constexpr LayerKind kind = LayerKind::kDense;
   static constexpr const char* name = "dense";
   static constexpr LayerInput input = LayerInput::kFlat;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("units", s.units, "Outputs: a number, or 'classes' (from the data).");
     v("activation", s.activation, "Activation; softmax on the output layer pairs with the "
@@ -141,6 +149,7 @@ struct DropoutLayer {
   static constexpr LayerKind kind = LayerKind::kDropout;
   static constexpr const char* name = "dropout";
   static constexpr LayerInput input = LayerInput::kAny;
+  static constexpr MaskRule mask = MaskRule::kKeeps;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("rate", s.rate, "Fraction of inputs dropped while training.", unit_interval());
   }
@@ -151,6 +160,7 @@ struct BatchNormLayer {
   static constexpr LayerKind kind = LayerKind::kBatchNorm;
   static constexpr const char* name = "batchnorm";
   static constexpr LayerInput input = LayerInput::kAny;
+  static constexpr MaskRule mask = MaskRule::kKeeps;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("momentum", s.momentum, "Keras momentum of the running statistics.", unit_interval());
     v("epsilon", s.epsilon, "Added to the variance.", positive());
@@ -162,6 +172,7 @@ struct ActivationLayer {
   static constexpr LayerKind kind = LayerKind::kActivation;
   static constexpr const char* name = "activation";
   static constexpr LayerInput input = LayerInput::kAny;
+  static constexpr MaskRule mask = MaskRule::kKeeps;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("activation", s.activation, "The activation.");
     v("alpha", s.alpha, "leaky_relu: slope below 0 (default 0.2); elu: scale below 0 (default 1).");

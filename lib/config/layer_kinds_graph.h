@@ -16,6 +16,7 @@ struct ResidualLayer {
   static constexpr LayerKind kind = LayerKind::kResidual;
   static constexpr const char* name = "residual";
   static constexpr LayerInput input = LayerInput::kBlock;
+  static constexpr MaskRule mask = MaskRule::kAnyInput;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v.required("layers", s.layers, "The block's body; its output is added to the shortcut's.");
     v("shortcut", s.shortcut, "Layers on the shortcut path (e.g. a 1x1 conv and a batchnorm where the "
@@ -34,6 +35,7 @@ struct ElementwiseMergeLayer {
   static constexpr const char* name =
       K == LayerKind::kAdd ? "add" : K == LayerKind::kMultiply ? "multiply" : "average";
   static constexpr LayerInput input = LayerInput::kMerge;
+  static constexpr MaskRule mask = MaskRule::kAnyInput;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("activation", s.activation, "Activation applied to the result.");
   }
@@ -46,6 +48,7 @@ struct ConcatenateLayer {
   static constexpr LayerKind kind = LayerKind::kConcatenate;
   static constexpr const char* name = "concatenate";
   static constexpr LayerInput input = LayerInput::kMerge;
+  static constexpr MaskRule mask = MaskRule::kAnyInput;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("axis", s.axis, "Axis joined along, counted in the shapes `trainer summary` prints with the batch as "
                       "0: 1 is the channels (default); negative counts from the end.");
@@ -62,6 +65,7 @@ struct RescalingLayer {
   static constexpr LayerKind kind = LayerKind::kRescaling;
   static constexpr const char* name = "rescaling";
   static constexpr LayerInput input = LayerInput::kAny;
+  static constexpr MaskRule mask = MaskRule::kKeeps;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("scale", s.rescale, "Factor applied to the input.");
     v("offset", s.offset, "Added after scaling.");

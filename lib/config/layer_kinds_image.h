@@ -15,6 +15,7 @@ struct ConvTransposeLayer {
   static constexpr LayerKind kind = K;
   static constexpr const char* name = Rank == 1 ? "conv1d_transpose" : "conv2d_transpose";
   static constexpr LayerInput input = Rank == 1 ? LayerInput::kSpatial1d : LayerInput::kSpatial2d;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   static constexpr size_t rank = Rank;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("filters", s.units, "Output channels.");
@@ -40,6 +41,7 @@ struct DepthwiseConv2dLayer {
   static constexpr LayerKind kind = LayerKind::kDepthwiseConv2d;
   static constexpr const char* name = "depthwise_conv2d";
   static constexpr LayerInput input = LayerInput::kSpatial2d;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("kernel_size", s.kernel_size, "Kernel size: n or [h, w].");
     v("strides", s.strides, "Strides; default 1.");
@@ -63,6 +65,7 @@ struct Upsampling2dLayer {
   static constexpr LayerKind kind = LayerKind::kUpsampling2d;
   static constexpr const char* name = "upsampling2d";
   static constexpr LayerInput input = LayerInput::kSpatial2d;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("size", s.size, "Factor: n or [h, w].");
     v("interpolation", s.interpolation, "nearest or bilinear (half-pixel centres, as Keras).");
@@ -81,8 +84,9 @@ struct Padding2dLayer {
                                       : K == LayerKind::kReflectionPadding2d ? "reflection_padding2d"
                                                                              : "replication_padding2d";
   static constexpr LayerInput input = LayerInput::kSpatial2d;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   template <class V> static void fields(LayerSpec& s, V& v) {
-    v("padding", s.pad_amounts, "Rows and columns added: n, [height, width] or [top, bottom, left, right].");
+    v("padding", s.padding_layer.padding, "Rows and columns added: n, [height, width] or [top, bottom, left, right].");
   }
   static void check(const LayerSpec&, LayerProblems&) {}
 };
@@ -91,6 +95,7 @@ struct Cropping2dLayer {
   static constexpr LayerKind kind = LayerKind::kCropping2d;
   static constexpr const char* name = "cropping2d";
   static constexpr LayerInput input = LayerInput::kSpatial2d;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("cropping", s.cropping, "Rows and columns removed: n, [height, width] or [top, bottom, left, right].");
   }
@@ -102,6 +107,7 @@ struct GlobalMaxPoolLayer {
   static constexpr LayerKind kind = LayerKind::kGlobalMaxPool;
   static constexpr const char* name = "global_maxpool";
   static constexpr LayerInput input = LayerInput::kSpatial;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   template <class V> static void fields(LayerSpec&, V&) {}
   static void check(const LayerSpec&, LayerProblems&) {}
 };
@@ -112,6 +118,7 @@ struct LayerNormLayer {
   static constexpr LayerKind kind = LayerKind::kLayerNorm;
   static constexpr const char* name = "layernorm";
   static constexpr LayerInput input = LayerInput::kAny;
+  static constexpr MaskRule mask = MaskRule::kKeeps;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("epsilon", s.epsilon, "Added to the variance.", positive());
     v("center", s.center, "Learn an offset (beta).");
@@ -126,8 +133,9 @@ struct GroupNormLayer {
   static constexpr LayerKind kind = K;
   static constexpr const char* name = K == LayerKind::kGroupNorm ? "groupnorm" : "instancenorm";
   static constexpr LayerInput input = LayerInput::kSpatial;
+  static constexpr MaskRule mask = MaskRule::kDrops;
   template <class V> static void fields(LayerSpec& s, V& v) {
-    if constexpr (K == LayerKind::kGroupNorm) v("groups", s.norm_groups, "Groups of channels.", at_least(1));
+    if constexpr (K == LayerKind::kGroupNorm) v("groups", s.group_norm.groups, "Groups of channels.", at_least(1));
     v("epsilon", s.epsilon, "Added to the variance.", positive());
     v("center", s.center, "Learn an offset (beta) per channel.");
     v("scale", s.scale, "Learn a factor (gamma) per channel (PyTorch's InstanceNorm2d: both false).");
@@ -143,6 +151,7 @@ struct SpatialDropoutLayer {
   static constexpr LayerKind kind = K;
   static constexpr const char* name = Rank == 1 ? "spatial_dropout1d" : "spatial_dropout2d";
   static constexpr LayerInput input = Rank == 1 ? LayerInput::kSpatial1d : LayerInput::kSpatial2d;
+  static constexpr MaskRule mask = Rank == 1 ? MaskRule::kKeeps : MaskRule::kDrops;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("rate", s.rate, "Fraction of channels dropped while training.", unit_interval());
   }
@@ -153,6 +162,7 @@ struct GaussianNoiseLayer {
   static constexpr LayerKind kind = LayerKind::kGaussianNoise;
   static constexpr const char* name = "gaussian_noise";
   static constexpr LayerInput input = LayerInput::kAny;
+  static constexpr MaskRule mask = MaskRule::kKeeps;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("stddev", s.stddev, "Standard deviation of the noise added while training.", non_negative());
   }

@@ -17,6 +17,7 @@ struct RecurrentLayer {
   static constexpr LayerKind kind = K;
   static constexpr const char* name = K == LayerKind::kLstm ? "lstm" : "gru";
   static constexpr LayerInput input = LayerInput::kSequence;
+  static constexpr MaskRule mask = MaskRule::kKeepsSequences;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("units", s.units, "Size of the state (per direction).");
     v("return_sequences", s.return_sequences, "Output every step, (None, units, length), instead of the last state.");
@@ -38,6 +39,7 @@ struct PositionalEmbeddingLayer {
   static constexpr LayerKind kind = LayerKind::kPositionalEmbedding;
   static constexpr const char* name = "positional_embedding";
   static constexpr LayerInput input = LayerInput::kSequence;
+  static constexpr MaskRule mask = MaskRule::kKeeps;
   template <class V> static void fields(LayerSpec&, V&) {}
   static void check(const LayerSpec&, LayerProblems&) {}
 };
@@ -48,6 +50,7 @@ struct MultiHeadAttentionLayer {
   static constexpr LayerKind kind = LayerKind::kMultiHeadAttention;
   static constexpr const char* name = "multi_head_attention";
   static constexpr LayerInput input = LayerInput::kSequence;
+  static constexpr MaskRule mask = MaskRule::kKeeps;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("num_heads", s.num_heads, "Attention heads.", at_least(1));
     v("key_dim", s.key_dim, "Size of each head's queries, keys and values; 0 = features / num_heads.", at_least(0));
@@ -65,6 +68,7 @@ struct TransformerEncoderLayer {
   static constexpr LayerKind kind = LayerKind::kTransformerEncoder;
   static constexpr const char* name = "transformer_encoder";
   static constexpr LayerInput input = LayerInput::kSequence;
+  static constexpr MaskRule mask = MaskRule::kKeeps;
   template <class V> static void fields(LayerSpec& s, V& v) {
     v("num_heads", s.num_heads, "Attention heads; each has features / num_heads dimensions.", at_least(1));
     v("intermediate_dim", s.intermediate_dim, "Width of the feed-forward layer.", at_least(1));

@@ -44,6 +44,16 @@ struct WeightRegularizer {
   }
 };
 
+// Keys whose names other kinds use with another meaning (conv's `padding`
+// and `groups`): the kinds below keep theirs under their own name, so that
+// each member is named as its key.
+struct PaddingLayerKeys {
+  Amounts padding{{1}};
+};
+struct GroupNormKeys {
+  int64_t groups = 32;
+};
+
 struct LayerSpec {
   LayerKind type = LayerKind::kDense;
 
@@ -63,10 +73,10 @@ struct LayerSpec {
   int64_t depth_multiplier = 1;
   Dims pool_size{2};
   PaddingSpec padding;
-  Amounts pad_amounts{{1}};  // the padding layers' `padding`
+  PaddingLayerKeys padding_layer;
   Amounts cropping{{0}};
   TargetShape target_shape;
-  Dims permutation;  // permute's `dims`
+  Dims dims;
   Dims size{2};
   Interpolation interpolation = Interpolation::kNearest;
   Activation activation = Activation::kLinear;
@@ -80,7 +90,7 @@ struct LayerSpec {
   double stddev = 0.1;
   double momentum = 0.99;
   double epsilon = 1e-3;
-  int64_t norm_groups = 32;
+  GroupNormKeys group_norm;
   bool center = true;
   bool scale = true;
   int64_t axis = 1;
@@ -100,6 +110,9 @@ struct LayerSpec {
   std::string source_location;
 
   template <class V> void visit_fields(V& v);
+  // For a key that `type` does not take: which kinds do, and what `type`
+  // takes instead; "" when no kind takes it (config/layer_kinds.cpp).
+  std::string foreign_key_note(const std::string& key) const;
   // Whether `trainer config` leaves `key` out: the graph keys while they hold
   // their defaults, so the files of chain models read as before graphs existed
   // (and runs written then resume without a difference).
@@ -124,6 +137,17 @@ enum class LayerInput {
   kSequence,        // (None, features, length): an embedding's output, or a sequence layer's
   kMerge,           // two or more tensors (the merge layers)
   kBlock,           // the residual block: its layers decide
+};
+
+// What a layer does with its input's padding mask (which steps of a
+// sequence are padding), as Keras's layers that support masking do. Every
+// kind must say: the builder reads it.
+enum class MaskRule {
+  kDrops,           // its output carries no mask
+  kKeeps,           // passes it on: it keeps the steps apart
+  kKeepsSequences,  // passes it on when it returns sequences (lstm, gru)
+  kFromMaskZero,    // starts one when mask_zero is set (embedding)
+  kAnyInput,        // merges and residual blocks: masked when an input is
 };
 
 // Where check() reports: `key` is under the layer's path.

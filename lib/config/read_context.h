@@ -29,6 +29,11 @@ class ReadContext {
   // change that brought it about), else the first one's location.
   std::string location_of_any(const std::vector<std::string>& paths) const;
 
+  // A config.yaml a run recorded: trainer once wrote every optimizer's keys
+  // whichever was chosen, so a key of another kind is skipped, not refused.
+  void ignore_foreign_keys() { ignore_foreign_keys_ = true; }
+  bool ignores_foreign_keys() const { return ignore_foreign_keys_; }
+
   void problem(const std::string& location, const std::string& message) {
     problems_.push_back(location + ": " + message);
   }
@@ -42,6 +47,7 @@ class ReadContext {
   std::map<std::string, std::string> locations_;
   std::map<std::string, std::string> sources_;  // path -> file, from note_source
   std::vector<std::string> problems_;
+  bool ignore_foreign_keys_ = false;
 };
 
 }  // namespace trainer

@@ -24,24 +24,16 @@ bool is_max_pool(LayerKind kind) {
   return kind == LayerKind::kMaxPool1d || kind == LayerKind::kMaxPool2d;
 }
 
-// Whether a layer passes its input's padding mask on, as Keras's layers
-// that support masking do: those that keep the steps apart.
-bool keeps_mask(LayerKind kind, const LayerSpec& layer) {
-  switch (kind) {
-    case LayerKind::kLstm:
-    case LayerKind::kGru: return layer.return_sequences;
-    case LayerKind::kActivation:
-    case LayerKind::kDropout:
-    case LayerKind::kSpatialDropout1d:
-    case LayerKind::kGaussianNoise:
-    case LayerKind::kLayerNorm:
-    case LayerKind::kBatchNorm:
-    case LayerKind::kRescaling:
-    case LayerKind::kPositionalEmbedding:
-    case LayerKind::kMultiHeadAttention:
-    case LayerKind::kTransformerEncoder: return true;
-    default: return false;
+// Whether a layer's output carries the padding mask, by its kind's rule.
+bool output_masked(MaskRule rule, const LayerSpec& layer, bool input_masked) {
+  switch (rule) {
+    case MaskRule::kDrops: return false;
+    case MaskRule::kKeeps:
+    case MaskRule::kAnyInput: return input_masked;
+    case MaskRule::kKeepsSequences: return input_masked && layer.return_sequences;
+    case MaskRule::kFromMaskZero: return layer.mask_zero;
   }
+  return false;
 }
 
 bool is_monotonic(Activation a) { return a == Activation::kRelu || a == Activation::kTanh || a == Activation::kSigmoid; }
@@ -153,10 +145,9 @@ int GraphBuilder::build_layer(const LayerSpec& layer, const std::string& path, s
       if constexpr (Kind::input == LayerInput::kMerge) {
         merge(inputs, Kind::kind, layer.axis);
         push_activation(layer.activation);
-        output_masked_ = input_masked_;
+        output_masked_ = output_masked(Kind::mask, layer, input_masked_);
       } else {
-        output_masked_ = (Kind::kind == LayerKind::kEmbedding && layer.mask_zero) ||
-                         (input_masked_ && keeps_mask(Kind::kind, layer));
+        output_masked_ = output_masked(Kind::mask, layer, input_masked_);
         probes_.push_back(probes_[static_cast<size_t>(inputs.front())]);
         require(Kind::input);
         try {

@@ -266,7 +266,7 @@ void GraphBuilder::build(Upsampling2dLayer) {
 }
 
 void GraphBuilder::add_padding(LayerKind kind) {
-  const auto [top, bottom, left, right] = sides(layer().pad_amounts);
+  const auto [top, bottom, left, right] = sides(layer().padding_layer.padding);
   auto options = F::PadFuncOptions({left, right, top, bottom});
   if (kind != LayerKind::kZeroPadding2d) {
     // Reflection repeats no edge pixel, so it needs more rows than it adds.
@@ -309,7 +309,7 @@ void GraphBuilder::build(ReshapeLayer) {
 }
 
 void GraphBuilder::build(PermuteLayer) {
-  const auto& dims = layer().permutation;
+  const auto& dims = layer().dims;
   if (static_cast<int64_t>(dims.size()) != probe().dim() - 1)
     fail("dims has " + std::to_string(dims.size()) + " entries; the input has " + std::to_string(probe().dim() - 1) +
          " dimensions after the batch's");
@@ -337,7 +337,7 @@ void GraphBuilder::build(LayerNormLayer) {
 }
 
 void GraphBuilder::add_group_norm(bool per_channel) {
-  const int64_t groups = per_channel ? channels() : layer().norm_groups;
+  const int64_t groups = per_channel ? channels() : layer().group_norm.groups;
   if (channels() % groups != 0)
     fail("groups: " + std::to_string(groups) + " does not divide the input's " + std::to_string(channels()) +
          " channels");

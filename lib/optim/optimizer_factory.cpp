@@ -1,55 +1,65 @@
 #include "optim/optimizer_factory.h"
 
-#include <stdexcept>
-
 #include "optim/fused_optimizers.h"
 #include "optim/nadam.h"
 
 namespace trainer {
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& config,
-                                                        std::vector<torch::Tensor> params) {
-  namespace optim = torch::optim;
-  // Defaults are resolved once, by the config loader (resolve_defaults, with
-  // Keras's values per optimizer); guessing one here could silently differ.
-  if (!config.lr || !config.weight_decay)
-    throw std::logic_error("make_optimizer: optimizer.lr and weight_decay must be resolved by the config loader");
-  const double lr = *config.lr;
-  const double decay = *config.weight_decay;
-  // The fused passes (optimizer.fused) keep LibTorch's state and arithmetic.
-  const auto fused = [&](auto optimizer) {
+namespace {
+
+namespace optim = torch::optim;
+using Params = std::vector<torch::Tensor>;
+
+// One overload per entry of OptimizerKinds (config/optimizer_kinds.h); each
+// returns its own type, so that make_optimizer can set its fused switch.
+auto build_optimizer(SgdOptimizer, const OptimizerConfig&, Params params, double lr,
+                                                  double decay) {
+  return std::make_unique<FusedSGD>(params, optim::SGDOptions(lr).weight_decay(decay));
+}
+auto build_optimizer(MomentumOptimizer, const OptimizerConfig& c, Params params, double lr,
+                                                  double decay) {
+  return std::make_unique<FusedSGD>(
+      params, optim::SGDOptions(lr).momentum(c.momentum).nesterov(c.nesterov).weight_decay(decay));
+}
+auto build_optimizer(AdagradOptimizer, const OptimizerConfig& c, Params params, double lr,
+                                                  double decay) {
+  return std::make_unique<FusedAdagrad>(
+      params,
+      optim::AdagradOptions(lr).initial_accumulator_value(c.initial_accumulator).eps(c.epsilon).weight_decay(decay));
+}
+auto build_optimizer(AdamOptimizer<OptimizerKind::kAdam>, const OptimizerConfig& c,
+                                                  Params params, double lr, double decay) {
+  return std::make_unique<FusedAdam>(
+      params, optim::AdamOptions(lr).betas({c.beta1, c.beta2}).eps(c.epsilon).weight_decay(decay));
+}
+auto build_optimizer(AdamOptimizer<OptimizerKind::kAdamw>, const OptimizerConfig& c,
+                                                  Params params, double lr, double decay) {
+  return std::make_unique<FusedAdamW>(
+      params, optim::AdamWOptions(lr).betas({c.beta1, c.beta2}).eps(c.epsilon).weight_decay(decay));
+}
+auto build_optimizer(RmspropOptimizer, const OptimizerConfig& c, Params params, double lr,
+                                                  double decay) {
+  return std::make_unique<FusedRMSprop>(params, optim::RMSpropOptions(lr).alpha(c.rho).eps(c.epsilon).weight_decay(decay));
+}
+auto build_optimizer(NadamOptimizer, const OptimizerConfig& c, Params params, double lr,
+                                                  double decay) {
+  return std::make_unique<NAdam>(params, NAdamOptions(lr)
+                                             .beta1(c.beta1)
+                                             .beta2(c.beta2)
+                                             .eps(c.epsilon)
+                                             .weight_decay(decay)
+                                             .momentum_decay(c.momentum_decay));
+}
+
+}  // namespace
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& config, Params params) {
+  return with_optimizer_kind(config.name, [&](auto kind) {
+    auto optimizer = build_optimizer(kind, config, params, resolved_lr(config), resolved_weight_decay(config));
+    // The fused passes (optimizer.fused) keep LibTorch's state and arithmetic.
     optimizer->set_fused(config.fused);
-    return std::unique_ptr<optim::Optimizer>(std::move(optimizer));
-  };
-  switch (config.name) {
-    case OptimizerKind::kSgd:
-      return fused(std::make_unique<FusedSGD>(params, optim::SGDOptions(lr).weight_decay(decay)));
-    case OptimizerKind::kMomentum:
-      return fused(std::make_unique<FusedSGD>(
-          params, optim::SGDOptions(lr).momentum(config.momentum).nesterov(config.nesterov).weight_decay(decay)));
-    case OptimizerKind::kAdagrad:
-      return fused(std::make_unique<FusedAdagrad>(params, optim::AdagradOptions(lr)
-                                                              .initial_accumulator_value(config.initial_accumulator)
-                                                              .eps(config.epsilon)
-                                                              .weight_decay(decay)));
-    case OptimizerKind::kAdam:
-      return fused(std::make_unique<FusedAdam>(
-          params, optim::AdamOptions(lr).betas({config.beta1, config.beta2}).eps(config.epsilon).weight_decay(decay)));
-    case OptimizerKind::kAdamw:
-      return fused(std::make_unique<FusedAdamW>(
-          params, optim::AdamWOptions(lr).betas({config.beta1, config.beta2}).eps(config.epsilon).weight_decay(decay)));
-    case OptimizerKind::kRmsprop:
-      return fused(std::make_unique<FusedRMSprop>(
-          params, optim::RMSpropOptions(lr).alpha(config.rho).eps(config.epsilon).weight_decay(decay)));
-    case OptimizerKind::kNadam:
-      return fused(std::make_unique<NAdam>(params, NAdamOptions(lr)
-                                                       .beta1(config.beta1)
-                                                       .beta2(config.beta2)
-                                                       .eps(config.epsilon)
-                                                       .weight_decay(decay)
-                                                       .momentum_decay(config.momentum_decay)));
-  }
-  throw std::logic_error("unhandled optimizer kind");
+    return std::unique_ptr<torch::optim::Optimizer>(std::move(optimizer));
+  });
 }
 
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {

@@ -47,7 +47,7 @@ ExperimentConfig experiment_for_checkpoint(const std::string& file, const std::v
   if (!file.empty()) return load_experiment(file, overrides);
   if (choice.run_config.empty())
     throw UsageError(choice.checkpoint + " is not in a run directory with a config.yaml: give the experiment FILE");
-  return load_experiment(choice.run_config, overrides);
+  return load_recorded_experiment(choice.run_config, overrides);
 }
 
 }  // namespace trainer

@@ -47,11 +47,11 @@ ResumeConfig resolve_resume_config(const std::string& resume, const std::string&
     result.config = load_experiment(file, overrides);
     return result;
   }
-  const ExperimentConfig saved = load_experiment(run.config());
+  const ExperimentConfig saved = load_recorded_experiment(run.config());
   if (!file.empty())
     result.config = load_experiment(file, overrides);
   else
-    result.config = overrides.empty() ? saved : load_experiment(run.config(), overrides);
+    result.config = overrides.empty() ? saved : load_recorded_experiment(run.config(), overrides);
   result.changes = diff_configs(saved, result.config);
   bool refused = false;
   for (const ConfigChange& change : result.changes) refused = refused || !may_change_on_resume(change.key);

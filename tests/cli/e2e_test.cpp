@@ -192,6 +192,13 @@ TEST_CASE("failures exit with their documented codes and write nothing", "[e2e][
     CHECK(result.out.empty());
     CHECK_FALSE(fs::exists(dir + "/runs"));
   }
+  SECTION("a key the chosen optimizer does not take: 2, naming the keys it does") {
+    const auto result = run_trainer({"run", experiment, "--set", "optimizer.name=sgd", "--set", "optimizer.rho=0.5"}, dir);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.err, Catch::Contains("unknown key 'optimizer.rho': sgd takes no 'rho' (rmsprop does); sgd takes: "
+                                           "name, lr, weight_decay, clip_norm, fused, schedule"));
+    CHECK_FALSE(fs::exists(dir + "/runs"));
+  }
   SECTION("usage error: 2") {
     CHECK(run_trainer({"run"}, dir).exit_code == 2);
     CHECK(run_trainer({"frobnicate"}, dir).exit_code == 2);

@@ -75,6 +75,51 @@ TEST_CASE("unknown keys name file, line, column and the nearest key", "[config]"
   }
 }
 
+TEST_CASE("a key of another optimizer is refused, naming the chosen one's keys", "[config]") {
+  const auto sgd = problems_of(std::string(kMinimal) + "optimizer: {name: sgd, rho: 0.5}\n");
+  REQUIRE(sgd.size() == 1);
+  CHECK(sgd[0] == "exp.yaml:8:24: unknown key 'optimizer.rho': sgd takes no 'rho' (rmsprop does); sgd takes: name, "
+                  "lr, weight_decay, clip_norm, fused, schedule");
+  const auto adam = problems_of(std::string(kMinimal) + "optimizer: {name: adam, momentum: 0.9}\n");
+  REQUIRE(adam.size() == 1);
+  CHECK_THAT(adam[0], Catch::Contains("adam takes no 'momentum' (momentum does); adam takes: name, lr, beta1, beta2, "
+                                      "epsilon, weight_decay"));
+  // A key shared by several optimizers names them all.
+  const auto beta = problems_of(std::string(kMinimal) + "optimizer: {name: rmsprop, beta1: 0.8}\n");
+  REQUIRE(beta.size() == 1);
+  CHECK_THAT(beta[0], Catch::Contains("(adam, adamw, nadam do)"));
+  // Each optimizer takes its own keys, and --set reaches them.
+  CHECK(problems_of(std::string(kMinimal) + "optimizer: {name: rmsprop, rho: 0.5, epsilon: 1e-6}\n").empty());
+  CHECK(problems_of(kMinimal, {"optimizer.name=momentum", "optimizer.nesterov=true"}).empty());
+  CHECK(problems_of(kMinimal, {"optimizer.rho=0.5"}).size() == 1);
+}
+
+TEST_CASE("a run's recorded config.yaml may hold every optimizer's keys, as earlier versions wrote", "[config]") {
+  const std::string dir = testing::fresh_dir("recorded_config");
+  const std::string path = dir + "/config.yaml";
+  std::ofstream(path) << kMinimal << "optimizer: {name: adam, lr: 0.002, momentum: 0.9, nesterov: false, rho: 0.9, "
+                                     "initial_accumulator: 0.1, momentum_decay: 0.004}\n";
+  CHECK_THROWS_AS(load_experiment(path), ConfigError);
+  const ExperimentConfig recorded = load_recorded_experiment(path);
+  CHECK(recorded.optimizer.name == OptimizerKind::kAdam);
+  CHECK(*recorded.optimizer.lr == Approx(0.002));
+  // What trainer writes now reads back strictly.
+  std::ofstream(path) << to_yaml(recorded);
+  CHECK(load_experiment(path).optimizer.lr == recorded.optimizer.lr);
+  CHECK(to_yaml(recorded).find("rho") == std::string::npos);
+}
+
+TEST_CASE("a key of another layer type names the types that take it", "[config]") {
+  const auto layer = problems_of(R"(model:
+  layers:
+    - {type: dense, units: 3, kernel_size: 4}
+)");
+  REQUIRE(layer.size() == 1);
+  CHECK_THAT(layer[0], Catch::Contains("unknown key 'model.layers[0].kernel_size': dense takes no 'kernel_size' "
+                                       "(conv1d, conv2d, conv1d_transpose, conv2d_transpose and "));
+  CHECK_THAT(layer[0], Catch::Contains("dense takes: type, name, inputs, repeat, units,"));
+}
+
 TEST_CASE("wrong types and out-of-range values say what was expected", "[config]") {
   const auto problems = problems_of(std::string(kMinimal) + R"(train:
   epochs: three

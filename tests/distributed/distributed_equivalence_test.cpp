@@ -26,7 +26,7 @@ model:
   layers:
     - {type: dense, units: 24, activation: tanh}
     - {type: dense, units: classes, activation: softmax}
-optimizer: {name: sgd, lr: 0.1, momentum: 0.9}
+optimizer: {name: momentum, lr: 0.1, momentum: 0.9}
 metrics: [accuracy]
 train: {epochs: 2, batch_size: 16}
 cpu_threads: 1
