@@ -84,6 +84,8 @@ check_cpu() {
     case "$exe" in ''|'#'*) continue ;; esac
     n=$((n + 1))
     in_root "$root" "cd /build/tests && $data_dir ./$exe '$spec' >/build/libtorch2-tests-$n.log 2>&1; status=\$?
+      # A spec that matches nothing would pass having run nothing.
+      grep -q 'No test cases matched' /build/libtorch2-tests-$n.log && status=1
       if [ \$status -eq 0 ]; then echo \"check-libtorch2: $exe $spec: \$(grep -E '^(All tests passed|test cases:)' /build/libtorch2-tests-$n.log | tail -1)\"
       else tail -300 /build/libtorch2-tests-$n.log
         echo 'check-libtorch2: tests failed (the log: /build/libtorch2-tests-$n.log in the chroot)'; exit 1; fi" </dev/null
