@@ -30,14 +30,19 @@ if(NOT TARGET protobuf::protoc OR NOT TARGET protobuf::libprotobuf-lite)
   message(FATAL_ERROR "trainer needs protoc and libprotobuf-lite to build TensorBoard event files.\n"
                       "On Debian/Ubuntu: sudo apt-get install protobuf-compiler libprotobuf-dev")
 endif()
-# Debian keeps opensslconf.h in the multiarch include folder, which the
-# compiler searches on its own only under /usr: OpenSSL headers found
-# elsewhere (the GPU machine's bundle) need that folder named.
-if(CMAKE_LIBRARY_ARCHITECTURE AND NOT OPENSSL_INCLUDE_DIR STREQUAL "/usr/include" AND
-   EXISTS "${OPENSSL_INCLUDE_DIR}/${CMAKE_LIBRARY_ARCHITECTURE}/openssl/opensslconf.h")
-  set_property(TARGET OpenSSL::Crypto APPEND PROPERTY INTERFACE_INCLUDE_DIRECTORIES
-               "${OPENSSL_INCLUDE_DIR}/${CMAKE_LIBRARY_ARCHITECTURE}")
-endif()
+# Debian keeps some configuration headers (OpenSSL's opensslconf.h,
+# libjpeg's jconfig.h) in the multiarch include folder, which the compiler
+# searches on its own only under /usr: headers found elsewhere (the GPU
+# machine's bundle) need that folder named on their target.
+function(trainer_multiarch_include target include_dir probe)
+  if(CMAKE_LIBRARY_ARCHITECTURE AND NOT include_dir STREQUAL "/usr/include" AND
+     EXISTS "${include_dir}/${CMAKE_LIBRARY_ARCHITECTURE}/${probe}")
+    set_property(TARGET ${target} APPEND PROPERTY INTERFACE_INCLUDE_DIRECTORIES
+                 "${include_dir}/${CMAKE_LIBRARY_ARCHITECTURE}")
+  endif()
+endfunction()
+trainer_multiarch_include(OpenSSL::Crypto "${OPENSSL_INCLUDE_DIR}" openssl/opensslconf.h)
+trainer_multiarch_include(JPEG::JPEG "${JPEG_INCLUDE_DIR}" jconfig.h)
 if(TRAINER_BUILD_TESTS)
   trainer_require_package(Catch2 2.13 catch2)
 endif()

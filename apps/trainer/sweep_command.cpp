@@ -93,7 +93,7 @@ void refuse_changed_points(const SweepPlan& plan, const std::vector<ExperimentCo
     const std::string earlier = sweep_dir + "/" + plan.points[i].name + "/config.yaml";
     if (!std::filesystem::exists(earlier)) continue;
     std::string changes;
-    for (const ConfigChange& change : diff_configs(load_experiment(earlier), configs[i]))
+    for (const ConfigChange& change : diff_configs(load_recorded_experiment(earlier), configs[i]))
       // train.epochs too: a point done at 2 epochs would be skipped as done at 3.
       if (!may_change_on_resume(change.key) || change.key == "train.epochs")
         changes += (changes.empty() ? "" : ", ") + change.key + ": " + change.before + " -> " + change.after;

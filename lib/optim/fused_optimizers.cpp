@@ -20,6 +20,27 @@ torch::Tensor evaluate(const torch::optim::Optimizer::LossClosure& closure) {
   return closure();
 }
 
+// Calls f(param, options) for each parameter with a gradient, group by group:
+// the walk every pass and every check of whether a pass fits makes.
+template <typename Options, typename F>
+void for_each_updated(torch::optim::Optimizer& optimizer, F&& f) {
+  for (auto& group : optimizer.param_groups()) {
+    const auto& options = static_cast<const Options&>(group.options());
+    for (auto& param : group.params())
+      if (param.grad().defined()) f(param, options);
+  }
+}
+
+// Whether fits(param, options) holds for each parameter with a gradient.
+template <typename Options, typename F>
+bool all_updated_fit(torch::optim::Optimizer& optimizer, F&& fits) {
+  bool all = true;
+  for_each_updated<Options>(optimizer, [&](torch::Tensor& param, const Options& options) {
+    all = all && fits(param, options);
+  });
+  return all;
+}
+
 // The Adam or AdamW state of `param`, started as the base class starts it.
 template <typename State>
 State& adam_state(torch::optim::Optimizer& optimizer, const torch::Tensor& param) {
@@ -33,54 +54,45 @@ State& adam_state(torch::optim::Optimizer& optimizer, const torch::Tensor& param
 // Whether every parameter with a gradient, and its state, fits the loop.
 template <typename State, typename Options>
 bool adam_fits(torch::optim::Optimizer& optimizer) {
-  for (auto& group : optimizer.param_groups()) {
-    if (static_cast<const Options&>(group.options()).amsgrad()) return false;
-    for (auto& param : group.params()) {
-      if (!param.grad().defined()) continue;
-      if (!fusable(param, {&param.grad()})) return false;
-      const auto& state = adam_state<State>(optimizer, param);
-      if (!fusable(param, {&state.exp_avg(), &state.exp_avg_sq()})) return false;
-    }
-  }
-  return true;
+  return all_updated_fit<Options>(optimizer, [&](torch::Tensor& param, const Options& options) {
+    if (options.amsgrad() || !fusable(param, {&param.grad()})) return false;
+    const auto& state = adam_state<State>(optimizer, param);
+    return fusable(param, {&state.exp_avg(), &state.exp_avg_sq()});
+  });
 }
 
 // One step of Adam (decoupled: AdamW) over every parameter with a gradient.
 template <typename State, typename Options>
 int64_t adam_step(torch::optim::Optimizer& optimizer, bool decoupled) {
   int64_t updates = 0;
-  for (auto& group : optimizer.param_groups()) {
-    const auto& options = static_cast<const Options&>(group.options());
+  for_each_updated<Options>(optimizer, [&](torch::Tensor& param, const Options& options) {
     const double lr = options.lr(), decay = options.weight_decay();
     const double beta1 = std::get<0>(options.betas()), beta2 = std::get<1>(options.betas());
-    for (auto& param : group.params()) {
-      if (!param.grad().defined()) continue;
-      auto& state = adam_state<State>(optimizer, param);
-      state.step(state.step() + 1);
-      const auto step = static_cast<double>(state.step());
-      AdamCoefficients c;
-      c.shrinks = decoupled && decay != 0;
-      c.shrink = static_cast<float>(1 - lr * decay);
-      c.l2_decay = decoupled ? 0.0f : static_cast<float>(decay);
-      c.beta1 = static_cast<float>(beta1);
-      c.one_minus_beta1 = static_cast<float>(1 - beta1);
-      c.beta2 = static_cast<float>(beta2);
-      c.one_minus_beta2 = static_cast<float>(1 - beta2);
-      c.sqrt_bias_correction2 = static_cast<float>(std::sqrt(1 - std::pow(beta2, step)));
-      c.eps = static_cast<float>(options.eps());
-      c.step = static_cast<float>(-(lr / (1 - std::pow(beta1, step))));
-      float* p = param.data_ptr<float>();
-      const float* g = param.grad().data_ptr<float>();
-      const torch::Tensor& exp_avg = state.exp_avg();  // a Tensor: data_ptr<float> is no dependent name
-      const torch::Tensor& exp_avg_sq = state.exp_avg_sq();
-      float* m = exp_avg.data_ptr<float>();
-      float* v = exp_avg_sq.data_ptr<float>();
-      for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
-        adam_update(p + begin, g + begin, m + begin, v + begin, end - begin, c);
-      });
-      ++updates;
-    }
-  }
+    auto& state = adam_state<State>(optimizer, param);
+    state.step(state.step() + 1);
+    const auto step = static_cast<double>(state.step());
+    AdamCoefficients c;
+    c.shrinks = decoupled && decay != 0;
+    c.shrink = static_cast<float>(1 - lr * decay);
+    c.l2_decay = decoupled ? 0.0f : static_cast<float>(decay);
+    c.beta1 = static_cast<float>(beta1);
+    c.one_minus_beta1 = static_cast<float>(1 - beta1);
+    c.beta2 = static_cast<float>(beta2);
+    c.one_minus_beta2 = static_cast<float>(1 - beta2);
+    c.sqrt_bias_correction2 = static_cast<float>(std::sqrt(1 - std::pow(beta2, step)));
+    c.eps = static_cast<float>(options.eps());
+    c.step = static_cast<float>(-(lr / (1 - std::pow(beta1, step))));
+    float* p = param.data_ptr<float>();
+    const float* g = param.grad().data_ptr<float>();
+    const torch::Tensor& exp_avg = state.exp_avg();  // a Tensor: data_ptr<float> is no dependent name
+    const torch::Tensor& exp_avg_sq = state.exp_avg_sq();
+    float* m = exp_avg.data_ptr<float>();
+    float* v = exp_avg_sq.data_ptr<float>();
+    for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
+      adam_update(p + begin, g + begin, m + begin, v + begin, end - begin, c);
+    });
+    ++updates;
+  });
   return updates;
 }
 
@@ -89,12 +101,9 @@ int64_t adam_step(torch::optim::Optimizer& optimizer, bool decoupled) {
 // dense and AMSGrad is off.
 template <typename Options>
 bool adam_multi_tensor_fits(torch::optim::Optimizer& optimizer) {
-  for (auto& group : optimizer.param_groups()) {
-    if (static_cast<const Options&>(group.options()).amsgrad()) return false;
-    for (auto& param : group.params())
-      if (param.grad().defined() && param.grad().is_sparse()) return false;
-  }
-  return true;
+  return all_updated_fit<Options>(optimizer, [](torch::Tensor& param, const Options& options) {
+    return !options.amsgrad() && !param.grad().is_sparse();
+  });
 }
 
 // One step of Adam (decoupled: AdamW) with each tensor operation of
@@ -143,133 +152,112 @@ int64_t adam_multi_tensor_step(torch::optim::Optimizer& optimizer, bool decouple
 }
 
 bool sgd_fits(torch::optim::Optimizer& optimizer) {
-  for (auto& group : optimizer.param_groups()) {
-    const auto& options = static_cast<const torch::optim::SGDOptions&>(group.options());
-    for (auto& param : group.params()) {
-      if (!param.grad().defined()) continue;
-      if (!fusable(param, {&param.grad()})) return false;
-      if (options.momentum() == 0) continue;
-      auto found = optimizer.state().find(compat::optimizer_state_key(param));
-      if (found == optimizer.state().end()) continue;  // started by the step
-      const auto& buffer = static_cast<const torch::optim::SGDParamState&>(*found->second).momentum_buffer();
-      if (!fusable(param, {&buffer})) return false;
-    }
-  }
-  return true;
+  using Options = torch::optim::SGDOptions;
+  return all_updated_fit<Options>(optimizer, [&](torch::Tensor& param, const Options& options) {
+    if (!fusable(param, {&param.grad()})) return false;
+    if (options.momentum() == 0) return true;
+    auto found = optimizer.state().find(compat::optimizer_state_key(param));
+    if (found == optimizer.state().end()) return true;  // started by the step
+    const auto& buffer = static_cast<const torch::optim::SGDParamState&>(*found->second).momentum_buffer();
+    return fusable(param, {&buffer});
+  });
 }
 
 int64_t sgd_step(torch::optim::Optimizer& optimizer) {
   int64_t updates = 0;
-  for (auto& group : optimizer.param_groups()) {
-    const auto& options = static_cast<const torch::optim::SGDOptions&>(group.options());
-    for (auto& param : group.params()) {
-      if (!param.grad().defined()) continue;
-      SgdCoefficients c;
-      c.weight_decay = static_cast<float>(options.weight_decay());
-      c.momentum = static_cast<float>(options.momentum());
-      c.one_minus_dampening = static_cast<float>(1 - options.dampening());
-      c.nesterov = options.nesterov();
-      c.step = static_cast<float>(-options.lr());
-      float* buffer = nullptr;
-      if (options.momentum() != 0) {
-        // The base class clones the first step's gradient; the loop writes it.
-        auto& state = state_of<torch::optim::SGDParamState>(optimizer.state(), param, [&](auto& fresh) {
-          fresh.momentum_buffer(torch::empty_like(param, torch::MemoryFormat::Preserve));
-          c.first_step = true;
-        });
-        buffer = state.momentum_buffer().data_ptr<float>();
-      }
-      float* p = param.data_ptr<float>();
-      const float* g = param.grad().data_ptr<float>();
-      for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
-        sgd_update(p + begin, g + begin, buffer ? buffer + begin : nullptr, end - begin, c);
+  for_each_updated<torch::optim::SGDOptions>(optimizer, [&](torch::Tensor& param, const torch::optim::SGDOptions& options) {
+    SgdCoefficients c;
+    c.weight_decay = static_cast<float>(options.weight_decay());
+    c.momentum = static_cast<float>(options.momentum());
+    c.one_minus_dampening = static_cast<float>(1 - options.dampening());
+    c.nesterov = options.nesterov();
+    c.step = static_cast<float>(-options.lr());
+    float* buffer = nullptr;
+    if (options.momentum() != 0) {
+      // The base class clones the first step's gradient; the loop writes it.
+      auto& state = state_of<torch::optim::SGDParamState>(optimizer.state(), param, [&](auto& fresh) {
+        fresh.momentum_buffer(torch::empty_like(param, torch::MemoryFormat::Preserve));
+        c.first_step = true;
       });
-      ++updates;
+      buffer = state.momentum_buffer().data_ptr<float>();
     }
-  }
+    float* p = param.data_ptr<float>();
+    const float* g = param.grad().data_ptr<float>();
+    for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
+      sgd_update(p + begin, g + begin, buffer ? buffer + begin : nullptr, end - begin, c);
+    });
+    ++updates;
+  });
   return updates;
 }
 
 bool rmsprop_fits(torch::optim::Optimizer& optimizer) {
-  for (auto& group : optimizer.param_groups()) {
-    const auto& options = static_cast<const torch::optim::RMSpropOptions&>(group.options());
-    if (options.momentum() != 0 || options.centered()) return false;
-    for (auto& param : group.params()) {
-      if (!param.grad().defined()) continue;
-      if (!fusable(param, {&param.grad()})) return false;
-      auto found = optimizer.state().find(compat::optimizer_state_key(param));
-      if (found == optimizer.state().end()) continue;  // started by the step
-      const auto& state = static_cast<const torch::optim::RMSpropParamState&>(*found->second);
-      if (!fusable(param, {&state.square_avg()})) return false;
-    }
-  }
-  return true;
+  using Options = torch::optim::RMSpropOptions;
+  return all_updated_fit<Options>(optimizer, [&](torch::Tensor& param, const Options& options) {
+    if (options.momentum() != 0 || options.centered() || !fusable(param, {&param.grad()})) return false;
+    auto found = optimizer.state().find(compat::optimizer_state_key(param));
+    if (found == optimizer.state().end()) return true;  // started by the step
+    const auto& state = static_cast<const torch::optim::RMSpropParamState&>(*found->second);
+    return fusable(param, {&state.square_avg()});
+  });
 }
 
 int64_t rmsprop_step(torch::optim::Optimizer& optimizer) {
+  using Options = torch::optim::RMSpropOptions;
   int64_t updates = 0;
-  for (auto& group : optimizer.param_groups()) {
-    const auto& options = static_cast<const torch::optim::RMSpropOptions&>(group.options());
-    for (auto& param : group.params()) {
-      if (!param.grad().defined()) continue;
-      auto& state = state_of<torch::optim::RMSpropParamState>(optimizer.state(), param, [&](auto& fresh) {
-        fresh.step(0);  // as the base class starts it
-        fresh.square_avg(torch::zeros_like(param, torch::MemoryFormat::Preserve));
-      });
-      state.step(state.step() + 1);
-      RmspropCoefficients c;
-      c.weight_decay = static_cast<float>(options.weight_decay());
-      c.alpha = static_cast<float>(options.alpha());
-      c.one_minus_alpha = static_cast<float>(1 - options.alpha());
-      c.eps = static_cast<float>(options.eps());
-      c.step = static_cast<float>(-options.lr());
-      float* p = param.data_ptr<float>();
-      const float* g = param.grad().data_ptr<float>();
-      float* s = state.square_avg().data_ptr<float>();
-      for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
-        rmsprop_update(p + begin, g + begin, s + begin, end - begin, c);
-      });
-      ++updates;
-    }
-  }
+  for_each_updated<Options>(optimizer, [&](torch::Tensor& param, const Options& options) {
+    auto& state = state_of<torch::optim::RMSpropParamState>(optimizer.state(), param, [&](auto& fresh) {
+      fresh.step(0);  // as the base class starts it
+      fresh.square_avg(torch::zeros_like(param, torch::MemoryFormat::Preserve));
+    });
+    state.step(state.step() + 1);
+    RmspropCoefficients c;
+    c.weight_decay = static_cast<float>(options.weight_decay());
+    c.alpha = static_cast<float>(options.alpha());
+    c.one_minus_alpha = static_cast<float>(1 - options.alpha());
+    c.eps = static_cast<float>(options.eps());
+    c.step = static_cast<float>(-options.lr());
+    float* p = param.data_ptr<float>();
+    const float* g = param.grad().data_ptr<float>();
+    float* s = state.square_avg().data_ptr<float>();
+    for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
+      rmsprop_update(p + begin, g + begin, s + begin, end - begin, c);
+    });
+    ++updates;
+  });
   return updates;
 }
 
 // Adagrad's constructor starts every parameter's state (its sum).
 bool adagrad_fits(torch::optim::Optimizer& optimizer) {
-  for (auto& group : optimizer.param_groups())
-    for (auto& param : group.params()) {
-      if (!param.grad().defined()) continue;
-      auto found = optimizer.state().find(compat::optimizer_state_key(param));
-      if (found == optimizer.state().end()) return false;
-      const auto& state = static_cast<const torch::optim::AdagradParamState&>(*found->second);
-      if (!fusable(param, {&param.grad(), &state.sum()})) return false;
-    }
-  return true;
+  using Options = torch::optim::AdagradOptions;
+  return all_updated_fit<Options>(optimizer, [&](torch::Tensor& param, const Options&) {
+    auto found = optimizer.state().find(compat::optimizer_state_key(param));
+    if (found == optimizer.state().end()) return false;
+    const auto& state = static_cast<const torch::optim::AdagradParamState&>(*found->second);
+    return fusable(param, {&param.grad(), &state.sum()});
+  });
 }
 
 int64_t adagrad_step(torch::optim::Optimizer& optimizer) {
+  using Options = torch::optim::AdagradOptions;
   int64_t updates = 0;
-  for (auto& group : optimizer.param_groups()) {
-    const auto& options = static_cast<const torch::optim::AdagradOptions&>(group.options());
-    for (auto& param : group.params()) {
-      if (!param.grad().defined()) continue;
-      auto& state = static_cast<torch::optim::AdagradParamState&>(*optimizer.state()[compat::optimizer_state_key(param)]);
-      state.step(state.step() + 1);
-      AdagradCoefficients c;
-      c.weight_decay = static_cast<float>(options.weight_decay());
-      c.eps = static_cast<float>(options.eps());
-      c.step = static_cast<float>(
-          -(options.lr() / (1 + static_cast<double>(state.step() - 1) * options.lr_decay())));
-      float* p = param.data_ptr<float>();
-      const float* g = param.grad().data_ptr<float>();
-      float* s = state.sum().data_ptr<float>();
-      for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
-        adagrad_update(p + begin, g + begin, s + begin, end - begin, c);
-      });
-      ++updates;
-    }
-  }
+  for_each_updated<Options>(optimizer, [&](torch::Tensor& param, const Options& options) {
+    auto& state = static_cast<torch::optim::AdagradParamState&>(*optimizer.state()[compat::optimizer_state_key(param)]);
+    state.step(state.step() + 1);
+    AdagradCoefficients c;
+    c.weight_decay = static_cast<float>(options.weight_decay());
+    c.eps = static_cast<float>(options.eps());
+    c.step = static_cast<float>(
+        -(options.lr() / (1 + static_cast<double>(state.step() - 1) * options.lr_decay())));
+    float* p = param.data_ptr<float>();
+    const float* g = param.grad().data_ptr<float>();
+    float* s = state.sum().data_ptr<float>();
+    for_chunks(param.numel(), [&](int64_t begin, int64_t end) {
+      adagrad_update(p + begin, g + begin, s + begin, end - begin, c);
+    });
+    ++updates;
+  });
   return updates;
 }
 

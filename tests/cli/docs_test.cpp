@@ -144,3 +144,26 @@ TEST_CASE("the DeblurGAN generator and its summary in docs/models.md are the pro
   REQUIRE(result.exit_code == 0);
   CHECK(result.out == block_after(doc, "<!-- deblur-summary -->\n```text\n"));
 }
+
+TEST_CASE("docs/development.md's layout names every folder of lib/ and tests/, and no other", "[docs]") {
+  const std::string text = read_text(source_dir() + "/docs/development.md");
+  const size_t begin = text.find("## Layout");
+  REQUIRE(begin != std::string::npos);
+  const size_t block = text.find("```", begin);
+  const std::string layout = text.substr(block, text.find("```", block + 3) - block);
+  const std::regex entry(R"(\n(lib/[a-z_]+) )");
+  std::set<std::string> listed;
+  for (std::sregex_iterator it(layout.begin(), layout.end(), entry), end; it != end; ++it) listed.insert((*it)[1]);
+  std::set<std::string> folders;
+  for (const auto& dir : fs::directory_iterator(fs::path(source_dir()) / "lib"))
+    if (dir.is_directory()) folders.insert("lib/" + dir.path().filename().string());
+  CHECK(listed == folders);
+  // tests/ mirrors lib/: a folder of tests for each folder of code, and the
+  // end-to-end, fuzz and shared-helper folders besides.
+  for (const auto& dir : fs::directory_iterator(fs::path(source_dir()) / "tests")) {
+    if (!dir.is_directory()) continue;
+    const std::string name = dir.path().filename().string();
+    INFO("tests/" << name);
+    CHECK((folders.count("lib/" + name) == 1 || name == "cli" || name == "fuzz"));
+  }
+}
