@@ -41,11 +41,11 @@ std::string safetensors_bytes(const std::vector<NamedArray>& arrays, const std::
 }
 
 std::string npz_bytes(const std::vector<NamedArray>& arrays) {
-  ZipMembers members;
-  for (const NamedArray& array : arrays)
-    members.emplace_back(array.name + ".npy", npy_bytes(npy_descr(array.dtype), array.shape, array.bytes));
   try {
-    return stored_zip_bytes(members);
+    ZipWriter zip;
+    for (const NamedArray& array : arrays)
+      zip.add(array.name + ".npy", npy_bytes(npy_descr(array.dtype), array.shape, array.bytes));
+    return zip.finish();
   } catch (const std::length_error& e) {
     throw std::length_error(std::string(e.what()) + "; use safetensors");
   }

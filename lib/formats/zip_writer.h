@@ -3,15 +3,22 @@
 // (uncompressed) members dated 1980-01-01, so that the same members give the
 // same bytes whatever the clock says. Without ZIP64: over 4 GiB or 65,535
 // members is refused (std::length_error).
+#include <cstddef>
 #include <string>
-#include <utility>
-#include <vector>
 
 namespace trainer {
 
-// name -> content, in the order given.
-using ZipMembers = std::vector<std::pair<std::string, std::string>>;
+// Members are added one at a time, so that only the archive so far and the
+// member being added are held.
+class ZipWriter {
+ public:
+  void add(const std::string& name, const std::string& content);
+  // The whole archive; the writer is empty afterwards.
+  std::string finish();
 
-std::string stored_zip_bytes(const ZipMembers& members);
+ private:
+  std::string out_, directory_;
+  size_t members_ = 0;
+};
 
 }  // namespace trainer
