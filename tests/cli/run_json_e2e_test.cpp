@@ -14,21 +14,21 @@
 
 using namespace trainer::testing;
 namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;  // keeps the keys in the order written
+using ordered_json = nlohmann::ordered_json;  // keeps the keys in the order written
 
 namespace {
 
-json read_run_json(const std::string& run_dir) {
+ordered_json read_run_json(const std::string& run_dir) {
   const std::string text = read_text(run_dir + "/run.json");
   INFO(run_dir + "/run.json: " + text);
   REQUIRE_FALSE(text.empty());
-  return json::parse(text);
+  return ordered_json::parse(text);
 }
 
 std::string absolute(const std::string& path) { return fs::absolute(path).lexically_normal().string(); }
 
 // 16 features, 4 classes, accuracy and MSE besides the loss.
-std::string small_experiment(const std::string& dir, const std::string& extra = "") {
+std::string run_json_experiment(const std::string& dir, const std::string& extra = "") {
   return write_mlp_experiment(
       dir, small_mlp("small", "run", "metrics: [accuracy, mse]\ntrain: {epochs: 3, batch_size: 20}\n" + extra));
 }
@@ -37,11 +37,11 @@ std::string small_experiment(const std::string& dir, const std::string& extra = 
 
 TEST_CASE("run.json of a finished run: status, times, best and last metrics, paths", "[e2e][runjson]") {
   const std::string dir = fresh_dir("runjson-done");
-  const auto result = run_trainer({"run", small_experiment(dir)}, dir);
+  const auto result = run_trainer({"run", run_json_experiment(dir)}, dir);
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const std::string run = dir + "/runs/small/run";
-  const json record = read_run_json(run);
+  const ordered_json record = read_run_json(run);
   CHECK(record["format"] == 1);
   CHECK(record["status"] == "done");
   CHECK(record["exit_code"] == 0);
@@ -49,7 +49,7 @@ TEST_CASE("run.json of a finished run: status, times, best and last metrics, pat
   CHECK(record["experiment"] == "small");
   CHECK(record["epochs"] == 3);
   CHECK(record["epochs_done"] == 3);
-  CHECK(record["devices"] == json::array({"cpu"}));
+  CHECK(record["devices"] == ordered_json::array({"cpu"}));
   CHECK(record["world_size"] == 1);
   CHECK(record["pid"].get<int>() > 0);
   CHECK(record["host"].get<std::string>().size() > 0);
@@ -60,11 +60,11 @@ TEST_CASE("run.json of a finished run: status, times, best and last metrics, pat
   CHECK(record["resumed_from"].is_null());
 
   // Best and last agree with metrics.jsonl, value for value.
-  std::vector<json> epochs;
+  std::vector<ordered_json> epochs;
   std::istringstream lines(read_text(run + "/metrics.jsonl"));
-  for (std::string line; std::getline(lines, line);) epochs.push_back(json::parse(line));
+  for (std::string line; std::getline(lines, line);) epochs.push_back(ordered_json::parse(line));
   REQUIRE(epochs.size() == 3);
-  const json& metrics = record["metrics"];
+  const ordered_json& metrics = record["metrics"];
   std::vector<std::string> keys;
   for (const auto& item : metrics.items()) keys.push_back(item.key());
   CHECK(keys == std::vector<std::string>{"loss", "accuracy", "mse", "val_loss", "val_accuracy", "val_mse"});
@@ -82,7 +82,7 @@ TEST_CASE("run.json of a finished run: status, times, best and last metrics, pat
     CHECK(metrics[key]["higher_is_better"] == higher);
   }
 
-  const json& paths = record["paths"];
+  const ordered_json& paths = record["paths"];
   CHECK(paths["run_dir"] == absolute(run));
   CHECK(paths["config"] == absolute(run + "/config.yaml"));
   CHECK(paths["log"] == absolute(run + "/train.log"));
@@ -108,7 +108,7 @@ TEST_CASE("run.json while running, interrupted, then resumed to the end", "[e2e]
   const pid_t pid = spawn_trainer({"run", experiment}, dir);
   for (int i = 0; i < 400 && !fs::exists(run + "/run.json"); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
-  const json running = read_run_json(run);
+  const ordered_json running = read_run_json(run);
   CHECK(running["status"] == "running");
   CHECK(running["exit_code"].is_null());
   CHECK(running["ended_at"].is_null());
@@ -124,7 +124,7 @@ TEST_CASE("run.json while running, interrupted, then resumed to the end", "[e2e]
     return;
   }
   REQUIRE(cut.exit_code == 9);
-  const json interrupted = read_run_json(run);
+  const ordered_json interrupted = read_run_json(run);
   CHECK(interrupted["status"] == "interrupted");
   CHECK(interrupted["exit_code"] == 9);
   CHECK_THAT(interrupted["error"].get<std::string>(), Catch::Contains("interrupted in epoch"));
@@ -135,7 +135,7 @@ TEST_CASE("run.json while running, interrupted, then resumed to the end", "[e2e]
   const auto rest = run_trainer({"run", "--resume", run}, dir);
   INFO(rest.err);
   REQUIRE(rest.exit_code == 0);
-  const json done = read_run_json(run);
+  const ordered_json done = read_run_json(run);
   CHECK(done["status"] == "done");
   CHECK(done["exit_code"] == 0);
   CHECK(done["error"].is_null());
@@ -148,24 +148,24 @@ TEST_CASE("run.json while running, interrupted, then resumed to the end", "[e2e]
 TEST_CASE("run.json of a diverged and of a failed run", "[e2e][runjson][errors]") {
   const std::string dir = fresh_dir("runjson-failures");
   SECTION("diverged: exit 7, no epoch recorded") {
-    const auto result = run_trainer({"run", small_experiment(dir, "optimizer: {name: sgd, lr: 1.0e+30}\n"), "--set",
+    const auto result = run_trainer({"run", run_json_experiment(dir, "optimizer: {name: sgd, lr: 1.0e+30}\n"), "--set",
                                      "train.check_finite_every=2"},
                                     dir);
     CHECK(result.exit_code == 7);
-    const json record = read_run_json(dir + "/runs/small/run");
+    const ordered_json record = read_run_json(dir + "/runs/small/run");
     CHECK(record["status"] == "diverged");
     CHECK(record["exit_code"] == 7);
     CHECK_THAT(record["error"].get<std::string>(), Catch::Contains("NaN or infinite"));
     CHECK(record["epochs_done"] == 0);
-    CHECK(record["metrics"] == json::object());
+    CHECK(record["metrics"] == ordered_json::object());
     CHECK(record["paths"]["last_checkpoint"].is_null());
   }
   SECTION("failed: out of memory is exit 6, the message kept") {
-    const auto result = run_trainer({"run", small_experiment(dir, "memory_limit: 1MiB\n"), "--set",
+    const auto result = run_trainer({"run", run_json_experiment(dir, "memory_limit: 1MiB\n"), "--set",
                                      "train.batch_size=400", "--set", "model.layers.0.units=4096"},
                                     dir);
     CHECK(result.exit_code == 6);
-    const json record = read_run_json(dir + "/runs/small/run");
+    const ordered_json record = read_run_json(dir + "/runs/small/run");
     CHECK(record["status"] == "failed");
     CHECK(record["exit_code"] == 6);
     CHECK_THAT(record["error"].get<std::string>(), Catch::Contains("memory_limit"));
@@ -180,7 +180,7 @@ TEST_CASE("run.json keeps a hostile experiment name, as Python reads it", "[e2e]
   const std::string dir = fresh_dir("runjson-hostile");
   // YAML's double-quoted escapes: quotes, a backslash, é and 名 (control
   // characters are refused: names are one line of printable text).
-  const auto result = run_trainer({"run", small_experiment(dir), "--set", "train.epochs=1", "--set",
+  const auto result = run_trainer({"run", run_json_experiment(dir), "--set", "train.epochs=1", "--set",
                                    R"(experiment.name="my \"quoted\" \\ exp caf\u00e9 \u540d")"},
                                   dir);
   INFO(result.err);
@@ -191,7 +191,7 @@ TEST_CASE("run.json keeps a hostile experiment name, as Python reads it", "[e2e]
   CHECK(python_reads_json(dir, text, "d['paths']['run_dir']") == absolute(dir + "/runs/" + name + "/run"));
   CHECK(python_reads_json(dir, text, "d['status']") == "done");
   // A tab or \x01 would reach the runs table: refused, and the refusal quotes them escaped.
-  const auto control = run_trainer({"run", small_experiment(dir), "--set", R"(experiment.name="a\tb\x01")"}, dir);
+  const auto control = run_trainer({"run", run_json_experiment(dir), "--set", R"(experiment.name="a\tb\x01")"}, dir);
   CHECK(control.exit_code == 2);
   CHECK_THAT(control.err, Catch::Contains("got 'a\\tb\\x01'"));
 }

@@ -44,7 +44,7 @@ std::vector<json> metrics_lines(const std::string& run_dir) {
 }
 
 // 400 samples in batches of 20: 20 steps an epoch.
-std::string small_experiment(const std::string& dir, const std::string& run_name) {
+std::string tensorboard_experiment(const std::string& dir, const std::string& run_name) {
   return write_mlp_experiment(dir, small_mlp("tb", run_name, "metrics: [accuracy]\ntrain: {epochs: 3, batch_size: 20}\n"));
 }
 
@@ -56,7 +56,7 @@ TEST_CASE("a run writes a TensorBoard event file that agrees with metrics.jsonl"
     return;
   }
   const std::string dir = fresh_dir("tensorboard-run");
-  const auto result = run_trainer({"run", small_experiment(dir, "run"), "--set", "log.scalars_every=5"}, dir);
+  const auto result = run_trainer({"run", tensorboard_experiment(dir, "run"), "--set", "log.scalars_every=5"}, dir);
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const std::string run = dir + "/runs/tb/run";
@@ -106,7 +106,7 @@ TEST_CASE("a run writes a TensorBoard event file that agrees with metrics.jsonl"
 
 TEST_CASE("metrics.jsonl carries where each epoch's step time went", "[e2e][tensorboard]") {
   const std::string dir = fresh_dir("tensorboard-step-times");
-  const auto result = run_trainer({"run", small_experiment(dir, "run"), "--set", "log.tensorboard=false"}, dir);
+  const auto result = run_trainer({"run", tensorboard_experiment(dir, "run"), "--set", "log.tensorboard=false"}, dir);
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const std::string run = dir + "/runs/tb/run";
@@ -126,7 +126,7 @@ TEST_CASE("metrics.jsonl carries where each epoch's step time went", "[e2e][tens
     CHECK(sum <= line["train_seconds"].get<double>());
   }
   // Switched off, the split is not taken.
-  const auto untimed = run_trainer({"run", small_experiment(dir, "untimed"), "--set", "log.step_times=false"}, dir);
+  const auto untimed = run_trainer({"run", tensorboard_experiment(dir, "untimed"), "--set", "log.step_times=false"}, dir);
   REQUIRE(untimed.exit_code == 0);
   for (const json& line : metrics_lines(dir + "/runs/tb/untimed")) CHECK_FALSE(line.contains("timed_steps"));
 }
@@ -137,7 +137,7 @@ TEST_CASE("a resumed run adds an event file that marks the restart", "[e2e][tens
     return;
   }
   const std::string dir = fresh_dir("tensorboard-resume");
-  const std::string experiment = small_experiment(dir, "run");
+  const std::string experiment = tensorboard_experiment(dir, "run");
   REQUIRE(run_trainer({"run", experiment, "--set", "train.epochs=2"}, dir).exit_code == 0);
   const std::string run = dir + "/runs/tb/run";
   const auto rest = run_trainer({"run", "--resume", run, "--set", "train.epochs=3"}, dir);

@@ -11,17 +11,14 @@
 #include "images/image_fixtures.h"
 #include "test_paths.h"
 #include "util/error.h"
-#include "util/read_file.h"
 
 using namespace trainer;
 
 namespace {
 
-std::string bytes_of(const std::string& path) { return read_text_file(path).value_or(""); }
-
 // Pillow's pixels of NAME (write_images.py's NAME.pixels).
 Image pillow_pixels(const std::string& path) {
-  std::istringstream text(bytes_of(path + ".pixels"));
+  std::istringstream text(testing::bytes_of(path + ".pixels"));
   Image image;
   text >> image.height >> image.width >> image.channels;
   for (int value; text >> value;) image.pixels.push_back(static_cast<uint8_t>(value));
@@ -68,7 +65,7 @@ TEST_CASE("PNG, JPEG and BMP files decode to the pixels Pillow reads", "[data][i
     ++files;
     INFO(path);
     const Image expected = pillow_pixels(path);
-    const Image decoded = decode_image(bytes_of(path), path, expected.channels);
+    const Image decoded = decode_image(testing::bytes_of(path), path, expected.channels);
     CHECK(decoded.height == expected.height);
     CHECK(decoded.width == expected.width);
     CHECK(decoded.channels == expected.channels);
@@ -76,12 +73,12 @@ TEST_CASE("PNG, JPEG and BMP files decode to the pixels Pillow reads", "[data][i
   }
   CHECK(files == 16);
   SECTION("each file's own channels: grey PNG and JPEG stay grey, the rest is RGB") {
-    CHECK(decode_image(bytes_of(dir + "/grey.png"), "grey.png").channels == 1);
-    CHECK(decode_image(bytes_of(dir + "/grey_alpha.png"), "grey_alpha.png").channels == 1);
-    CHECK(decode_image(bytes_of(dir + "/grey.jpg"), "grey.jpg").channels == 1);
-    CHECK(decode_image(bytes_of(dir + "/rgba.png"), "rgba.png").channels == 3);
-    CHECK(decode_image(bytes_of(dir + "/palette.png"), "palette.png").channels == 3);
-    CHECK(decode_image(bytes_of(dir + "/grey.bmp"), "grey.bmp").channels == 3);
+    CHECK(decode_image(testing::bytes_of(dir + "/grey.png"), "grey.png").channels == 1);
+    CHECK(decode_image(testing::bytes_of(dir + "/grey_alpha.png"), "grey_alpha.png").channels == 1);
+    CHECK(decode_image(testing::bytes_of(dir + "/grey.jpg"), "grey.jpg").channels == 1);
+    CHECK(decode_image(testing::bytes_of(dir + "/rgba.png"), "rgba.png").channels == 3);
+    CHECK(decode_image(testing::bytes_of(dir + "/palette.png"), "palette.png").channels == 3);
+    CHECK(decode_image(testing::bytes_of(dir + "/grey.bmp"), "grey.bmp").channels == 3);
   }
 }
 
@@ -168,7 +165,7 @@ TEST_CASE("damaged, cut or foreign image files are data errors naming the file",
 TEST_CASE("a progressive JPEG whose header claims 65496 x 65293 pixels is refused before it is decoded", "[data][image][errors]") {
   // Found by the image fuzzer: libjpeg set aside gigabytes for the whole
   // image's coefficients before trainer's size check ran.
-  const std::string bytes = bytes_of(testing::source_dir() + "/tests/fuzz/regressions/image/progressive-65496x65293.jpg");
+  const std::string bytes = testing::bytes_of(testing::source_dir() + "/tests/fuzz/regressions/image/progressive-65496x65293.jpg");
   REQUIRE(bytes.size() == 314);
   CHECK_THROWS_WITH(decode_image(bytes, "huge.jpg"),
                     Catch::Contains("huge.jpg: not a valid JPEG (65293 x 65496 pixels, more than trainer decodes"));

@@ -12,8 +12,12 @@
 
 #include "images/image_codec.h"
 #include "test_paths.h"
+#include "util/read_file.h"
 
 namespace trainer::testing {
+
+// The whole of a file, "" when it cannot be read.
+inline std::string bytes_of(const std::string& path) { return read_text_file(path).value_or(""); }
 
 // A PNG of `height` x `width` pixels, every channel of every pixel `value`;
 // its folders made as needed.

@@ -11,13 +11,10 @@
 #include "images/image_fixtures.h"
 #include "test_paths.h"
 #include "util/error.h"
-#include "util/read_file.h"
 
 using namespace trainer;
 
 namespace {
-
-std::string bytes_of(const std::string& path) { return read_text_file(path).value_or(""); }
 
 // Every row of `bytes`, read `band` rows at a time and put back together.
 Image in_bands(const std::string& bytes, const std::string& name, int64_t band, int64_t channels = 0) {
@@ -76,7 +73,7 @@ TEST_CASE("rows in bands are the pixels Pillow reads, and 16-bit PNGs are decode
     const std::string path = entry.path().string();
     if (!has_image_extension(path)) continue;
     ++files;
-    const std::string bytes = bytes_of(path);
+    const std::string bytes = testing::bytes_of(path);
     for (int64_t band : {1, 3}) {
       INFO(path << " in bands of " << band);
       check_same(in_bands(bytes, path, band), decode_image(bytes, path));
@@ -84,7 +81,7 @@ TEST_CASE("rows in bands are the pixels Pillow reads, and 16-bit PNGs are decode
     CHECK(ImageRowReader(bytes, path).streams());
   }
   CHECK(files == 16);
-  const std::string grey16 = bytes_of(dir + "/other/grey16.png");
+  const std::string grey16 = testing::bytes_of(dir + "/other/grey16.png");
   const ImageRowReader sixteen(grey16, "grey16.png");
   CHECK_FALSE(sixteen.streams());
   check_same(in_bands(grey16, "grey16.png", 2), decode_image(grey16, "grey16.png"));
@@ -125,7 +122,7 @@ TEST_CASE("a PNG written a band of rows at a time holds the rows written", "[dat
     }
     writer.finish();
   }
-  check_same(decode_image(bytes_of(path), path), image);
+  check_same(decode_image(testing::bytes_of(path), path), image);
   SECTION("rows of another width, or too few, are refused") {
     PngRowWriter writer(dir + "/short.png", "short.png", 8, 4, 1);
     CHECK_THROWS(writer.write(Image{1, 9, 1, std::vector<uint8_t>(9)}));
