@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds trainer in build/ (tests: pass -DTRAINER_BUILD_TESTS=ON,
 # as scripts/run-tests.sh does). Re-runs are
-# incremental; ccache and a shared precompiled torch header keep a clean
-# build to a few minutes on 2 cores.
+# incremental; ccache, a shared precompiled torch header and a unity build
+# (TRAINER_UNITY_BUILD) keep a clean build to a few minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${TRAINER_BUILD_DIR:-build}"
