@@ -18,7 +18,7 @@
 # chroot can be made (not root, bind mounts not permitted) it then says
 # "SKIPPED" and why, and succeeds; a failed build or test always fails it.
 #
-# Usage: scripts/check-libtorch2.sh [cpu|cuda|all]   (root, or sudo; default all)
+# Usage: scripts/check-libtorch2.sh [prepare|cpu|cuda|all]   (root, or sudo; default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source_dir=$(pwd)
@@ -37,7 +37,7 @@ build_packages+=" zlib1g-dev libpng-dev libjpeg-dev libcurl4-openssl-dev libssl-
 make_root() {  # ROOT
   local root=$1
   local fresh=0
-  [ -x "$root/usr/bin/apt-get" ] || fresh=1
+  [ -e "$root/.debootstrap-done" ] || fresh=1
   debian_root "$root" trixie main,contrib,non-free,non-free-firmware
   if [ $fresh = 1 ]; then
     in_root "$root" "echo 'deb $mirror bookworm main' > /etc/apt/sources.list.d/bookworm.list
@@ -51,7 +51,9 @@ make_root() {  # ROOT
 install_in() {  # ROOT PACKAGES...
   local root=$1
   shift
-  in_root "$root" "apt-get install -y -qq --no-install-recommends $* >/var/log/trainer-install.log 2>&1 ||
+  # dpkg --configure -a: finishes an install a killed run left half done.
+  in_root "$root" "dpkg --configure -a >/var/log/trainer-install.log 2>&1 &&
+    apt-get install -y -qq --no-install-recommends $* >>/var/log/trainer-install.log 2>&1 ||
     { tail -30 /var/log/trainer-install.log; exit 1; }
     apt-get install -y -qq --no-install-recommends --allow-downgrades catch2/bookworm >>/var/log/trainer-install.log 2>&1 ||
     { tail -30 /var/log/trainer-install.log; exit 1; }"
@@ -67,10 +69,25 @@ build_command() {  # BUILD_DIR [CMAKE_BUILD_ARGS...]
     [ \$status -eq 0 ] || { echo 'check-libtorch2: the build failed (the log: $dir.log in the chroot)'; exit 1; }"
 }
 
+cpu_root=$chroots/trixie-libtorch2
+cuda_root=$chroots/trixie-libtorch2-cuda
+
+prepare_cpu() {
+  make_root "$cpu_root"
+  install_in "$cpu_root" "$build_packages libtorch-dev libopenblas0-pthread dataset-fashion-mnist python3-numpy python3-torch python3-pil python3-skimage python3-protobuf"
+}
+
+prepare_cuda() {
+  make_root "$cuda_root"
+  # nvidia-cudnn would fetch cuDNN from NVIDIA: decline, the headers suffice.
+  in_root "$cuda_root" "echo 'nvidia-cudnn nvidia-cudnn/question select I Decline' | debconf-set-selections"
+  # The CUDA LibTorch comes with its own Gloo (libgloo-cuda-dev conflicts with libgloo-dev).
+  install_in "$cuda_root" "${build_packages/libgloo-dev/libgloo-cuda-dev} libtorch-cuda-dev libnccl-dev nvidia-cuda-toolkit-gcc"
+}
+
 check_cpu() {
-  local root=$chroots/trixie-libtorch2
-  make_root "$root"
-  install_in "$root" "$build_packages libtorch-dev libopenblas0-pthread dataset-fashion-mnist python3-numpy python3-torch python3-pil python3-skimage python3-protobuf"
+  local root=$cpu_root
+  prepare_cpu
   echo "check-libtorch2: building and testing against $(in_root "$root" "dpkg-query -W -f='\${Version}' libtorch-dev")"
   in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=ON >/dev/null &&
     $(build_command /build --target trainer trainer_tests_torch trainer_tests_fast)"
@@ -93,12 +110,8 @@ check_cpu() {
 }
 
 check_cuda() {
-  local root=$chroots/trixie-libtorch2-cuda
-  make_root "$root"
-  # nvidia-cudnn would fetch cuDNN from NVIDIA: decline, the headers suffice.
-  in_root "$root" "echo 'nvidia-cudnn nvidia-cudnn/question select I Decline' | debconf-set-selections"
-  # The CUDA LibTorch comes with its own Gloo (libgloo-cuda-dev conflicts with libgloo-dev).
-  install_in "$root" "${build_packages/libgloo-dev/libgloo-cuda-dev} libtorch-cuda-dev libnccl-dev nvidia-cuda-toolkit-gcc"
+  local root=$cuda_root
+  prepare_cuda
   echo "check-libtorch2: compiling and linking the CUDA/NCCL paths against $(in_root "$root" "dpkg-query -W -f='\${Version}' libtorch-cuda-dev")"
   # The trainer and the GPU tests' objects are built (the other tests are the
   # same sources the CPU stage compiles against the same LibTorch headers);
@@ -116,6 +129,12 @@ check_cuda() {
 start=$(date +%s)
 chroot_preflight
 case "$stage" in
+  # The chroots made and their packages installed, nothing built: CI runs
+  # this in the background while its first stages compile.
+  prepare)
+    prepare_cpu
+    prepare_cuda
+    ;;
   cpu) check_cpu ;;
   cuda) check_cuda ;;
   # Not `check_cpu && check_cuda`: a function in an && list runs without
@@ -124,6 +143,6 @@ case "$stage" in
     check_cpu
     check_cuda
     ;;
-  *) echo "usage: $0 [cpu|cuda|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [prepare|cpu|cuda|all]" >&2; exit 2 ;;
 esac
 echo "check-libtorch2: $stage done in $(( $(date +%s) - start )) s"

@@ -55,15 +55,27 @@ in_root() {  # ROOT COMMAND...
 }
 
 # A minimal Debian SUITE in ROOT (kept when already there), with /proc and
-# /dev mounted.
+# /dev mounted. A root whose debootstrap did not finish (the stamp file is
+# written last) is made again from scratch.
 debian_root() {  # ROOT SUITE COMPONENTS
   local root=$1 suite=$2 components=$3
-  if [ ! -x "$root/usr/bin/apt-get" ]; then
+  if [ ! -e "$root/.debootstrap-done" ]; then
     command -v debootstrap >/dev/null || $sudo apt-get install -y -qq debootstrap
     echo "$tool: debootstrap $suite into $root"
+    # Nothing mounted inside may go with it (a killed run's binds of the sources).
+    local mount
+    for mount in $(awk -v r="$root/" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r); do
+      $sudo umount -l "$mount"
+    done
+    if awk -v r="$root/" 'index($2, r) == 1' /proc/mounts | grep -q .; then
+      echo "$tool: $root still has file systems mounted inside; not deleting it" >&2
+      exit 1
+    fi
+    $sudo rm -rf "$root"
     $sudo mkdir -p "$root"
     $sudo debootstrap --variant=minbase --components="$components" "$suite" "$root" "$mirror" \
       >"$root.debootstrap.log" 2>&1 || { tail -20 "$root.debootstrap.log"; exit 1; }
+    $sudo touch "$root/.debootstrap-done"
   fi
   bind /proc "$root/proc"
   bind /dev "$root/dev"
