@@ -5,12 +5,12 @@
 #include <memory>
 
 #include "commands.h"
-#include "config/checks.h"
 #include "config/config_diff.h"
 #include "config/config_loader.h"
-#include "config/monitor_spec.h"
 #include "device/thread_budget.h"
 #include "report/html_report.h"
+#include "spec/checks.h"
+#include "spec/monitor_spec.h"
 #include "sweep/sweep_runner.h"
 #include "util/atomic_file.h"
 #include "util/error.h"

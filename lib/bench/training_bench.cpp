@@ -3,15 +3,15 @@
 #include <cmath>
 #include <optional>
 
-#include "data/batch_feed.h"
-#include "data/data_placement.h"
-#include "data/sampler.h"
 #include "device/device_memory.h"
 #include "device/device_select.h"
 #include "device/runtime.h"
-#include "train/experiment_setup.h"
+#include "feed/batch_feed.h"
+#include "feed/data_placement.h"
+#include "feed/sampler.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
+#include "train/experiment_setup.h"
 #include "train/mixed_precision.h"
 #include "train/train_step.h"
 #include "util/error.h"

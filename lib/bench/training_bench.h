@@ -2,7 +2,7 @@
 // `trainer bench FILE`: timed training steps of an experiment, without a run
 // directory: where the step time goes, and the peak memory.
 #include "bench/training_report.h"
-#include "config/experiment_config.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment_config.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

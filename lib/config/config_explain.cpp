@@ -1,8 +1,8 @@
 // `trainer config --explain`: every resolved key, its value, and the file
 // line, --set or default it came from.
 #include "config/config_loader.h"
-#include "config/field_visitor.h"
 #include "config/yaml_codec.h"
+#include "spec/field_visitor.h"
 
 namespace trainer {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment_config.h"
 #include "config/read_context.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

@@ -2,10 +2,10 @@
 #include <sstream>
 
 #include "config/config_reference.h"
-#include "config/experiment_config.h"
-#include "config/field_visitor.h"
-#include "config/kind_keys.h"
 #include "config/yaml_codec.h"
+#include "spec/experiment_config.h"
+#include "spec/field_visitor.h"
+#include "spec/kind_keys.h"
 
 namespace trainer {
 namespace {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "config/config_writer.h"
-#include "config/field_visitor.h"
 #include "config/yaml_codec.h"
+#include "spec/field_visitor.h"
 
 namespace trainer {
 namespace {

@@ -2,7 +2,7 @@
 // The fully resolved config as YAML (`trainer config`, a run's config.yaml).
 #include <string>
 
-#include "config/experiment_config.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

@@ -10,9 +10,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "config/checks.h"
 #include "config/read_context.h"
 #include "config/yaml_codec.h"
+#include "spec/checks.h"
 #include "util/text.h"
 
 namespace trainer {

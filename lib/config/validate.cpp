@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <regex>
 
-#include "config/metric_spec.h"
-#include "config/monitor_spec.h"
 #include "config/validate_graph.h"
+#include "spec/metric_spec.h"
+#include "spec/monitor_spec.h"
 
 namespace trainer {
 namespace {

@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-#include "config/layer_kinds.h"
+#include "spec/layer_kinds.h"
 #include "util/text.h"
 
 namespace trainer {

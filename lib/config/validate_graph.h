@@ -5,8 +5,8 @@
 // Shapes are checked when the model is built (lib/models/graph_builder.h).
 #include <vector>
 
-#include "config/layer_spec.h"
 #include "config/read_context.h"
+#include "spec/layer_spec.h"
 
 namespace trainer {
 

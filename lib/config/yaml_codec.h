@@ -14,8 +14,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "config/enums.h"
-#include "config/field_types.h"
+#include "spec/enums.h"
+#include "spec/field_types.h"
 
 namespace trainer {
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <utility>
 
-#include "config/experiment_config.h"
-#include "config/data_info.h"
+#include "spec/data_info.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment_config.h"
 #include "images/image_codec.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

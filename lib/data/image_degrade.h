@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "config/image_pipeline_config.h"
+#include "spec/image_pipeline_config.h"
 
 namespace trainer {
 

@@ -11,9 +11,9 @@
 #include <memory>
 #include <vector>
 
-#include "config/experiment_config.h"
 #include "data/dataset.h"
 #include "data/image_cache.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

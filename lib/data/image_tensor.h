@@ -3,8 +3,8 @@
 // resized and scaled as data.images says.
 #include <torch/torch.h>
 
-#include "config/experiment_config.h"
 #include "images/image_codec.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "config/enums.h"
+#include "spec/enums.h"
 
 namespace trainer {
 

@@ -7,7 +7,7 @@
 // destruction.
 #include <torch/torch.h>
 
-#include "config/enums.h"
+#include "spec/enums.h"
 
 namespace trainer {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment_config.h"
 #include "device/blas.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

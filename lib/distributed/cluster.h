@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "config/experiment_config.h"
 #include "distributed/communicator.h"
 #include "distributed/heartbeat.h"
 #include "distributed/launch_env.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "config/experiment_config.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

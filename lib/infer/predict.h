@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "config/experiment_config.h"
 #include "infer/tile_options.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

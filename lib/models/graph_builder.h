@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment_config.h"
-#include "config/data_info.h"
 #include "models/graph_net.h"
 #include "models/model.h"
 #include "models/sequence_layers.h"
+#include "spec/data_info.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 
@@ -68,7 +68,7 @@ class GraphBuilder {
   Initializer scheme(Initializer own, Initializer keras) const;
   void use_channels_last_for_images();
 
-  // One builder per single-input entry of LayerKinds (config/layer_kinds.h),
+  // One builder per single-input entry of LayerKinds (spec/layer_kinds.h),
   // in layer_builders.cpp; the residual block and the merges are the graph's.
   void build(EmbeddingLayer);
   template <LayerKind K, size_t Rank> void build(ConvLayer<K, Rank>) { add_conv(Rank, false); }

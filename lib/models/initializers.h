@@ -4,7 +4,7 @@
 // builder, since LibTorch's weight layouts differ from Keras's.
 #include <torch/torch.h>
 
-#include "config/enums.h"
+#include "spec/enums.h"
 
 namespace trainer {
 

@@ -1,4 +1,4 @@
-// The builders of the single-input layer kinds (config/layer_kinds.h).
+// The builders of the single-input layer kinds (spec/layer_kinds.h).
 #include <cmath>
 
 #include "models/graph_builder.h"

@@ -2,10 +2,10 @@
 // The network built from `model.layers`, with what the loss needs to know.
 #include <torch/torch.h>
 
-#include "config/experiment_config.h"
-#include "config/data_info.h"
 #include "models/graph_net.h"
 #include "models/layer_summary.h"
+#include "spec/data_info.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

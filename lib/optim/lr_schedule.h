@@ -1,7 +1,7 @@
 #pragma once
 // Learning rate as a function of training progress, evaluated before every
 // step. Stateless, so a resumed run needs only its step counter.
-#include "config/experiment_config.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

@@ -10,7 +10,7 @@ namespace {
 namespace optim = torch::optim;
 using Params = std::vector<torch::Tensor>;
 
-// One overload per entry of OptimizerKinds (config/optimizer_kinds.h); each
+// One overload per entry of OptimizerKinds (spec/optimizer_kinds.h); each
 // returns its own type, so that make_optimizer can set its fused switch.
 auto build_optimizer(SgdOptimizer, const OptimizerConfig&, Params params, double lr,
                                                   double decay) {

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "config/experiment_config.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

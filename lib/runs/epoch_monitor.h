@@ -7,9 +7,9 @@
 #include <limits>
 #include <string>
 
-#include "config/monitor_spec.h"
-#include "config/train_config.h"
 #include "runs/epoch_log.h"
+#include "spec/monitor_spec.h"
+#include "spec/train_config.h"
 
 namespace trainer {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "config/config_diff.h"
-#include "config/experiment_config.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/metric_spec.h"
+#include "spec/metric_spec.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/json.h"

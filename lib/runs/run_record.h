@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "config/experiment_config.h"
 #include "runs/epoch_log.h"
 #include "runs/run_dir.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

@@ -3,9 +3,9 @@
 // run already did, checked to be as many as every other rank's.
 #include <cstdint>
 
-#include "config/experiment_config.h"
-#include "data/sampler.h"
 #include "distributed/communicator.h"
+#include "feed/sampler.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

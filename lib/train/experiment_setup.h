@@ -1,9 +1,9 @@
 #pragma once
 // What every subcommand that touches a model does after configure_runtime
 // (device/runtime.h): seeds, data, model.
-#include "config/experiment_config.h"
 #include "data/dataset.h"
 #include "models/model.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

@@ -1,7 +1,7 @@
 #pragma once
 #include <torch/torch.h>
 
-#include "config/experiment_config.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

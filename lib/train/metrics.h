@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "config/experiment_config.h"
-#include "config/metric_spec.h"
 #include "device/deferred_read.h"
 #include "runs/epoch_log.h"
+#include "spec/experiment_config.h"
+#include "spec/metric_spec.h"
 #include "util/stopwatch.h"
 
 namespace trainer {

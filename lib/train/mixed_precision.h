@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment_config.h"
 #include "device/autocast.h"
 #include "models/model.h"
+#include "spec/experiment_config.h"
 #include "train/loss_scaler.h"
 
 namespace trainer {

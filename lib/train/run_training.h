@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment_config.h"
 #include "distributed/launch_env.h"
 #include "runs/epoch_log.h"
+#include "spec/experiment_config.h"
 
 namespace trainer {
 

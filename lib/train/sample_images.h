@@ -4,9 +4,9 @@
 // TensorBoard shows how the restoration looks epoch by epoch.
 #include <vector>
 
-#include "config/experiment_config.h"
 #include "data/dataset.h"
 #include "models/model.h"
+#include "spec/experiment_config.h"
 #include "watch/run_observer.h"
 
 namespace trainer {

@@ -10,14 +10,14 @@
 
 #include <optional>
 
-#include "config/experiment_config.h"
 #include "device/deferred_read.h"
 #include "runs/epoch_log.h"
-#include "train/metrics.h"
-#include "watch/run_observer.h"
 #include "runs/step_times.h"
+#include "spec/experiment_config.h"
+#include "train/metrics.h"
 #include "train/train_step.h"
 #include "util/stopwatch.h"
+#include "watch/run_observer.h"
 
 namespace trainer {
 

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <string>
 
-#include "config/experiment_config.h"
+#include "spec/experiment_config.h"
 
 namespace torch::autograd::profiler {
 struct RecordProfile;

@@ -7,13 +7,13 @@
 
 #include <functional>
 
-#include "config/experiment_config.h"
-#include "data/batch_loader.h"
 #include "distributed/gradient_reducer.h"
+#include "feed/batch_loader.h"
 #include "models/model.h"
+#include "runs/step_times.h"
+#include "spec/experiment_config.h"
 #include "train/metrics.h"
 #include "train/mixed_precision.h"
-#include "runs/step_times.h"
 #include "util/stopwatch.h"
 
 namespace trainer {

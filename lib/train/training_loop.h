@@ -1,8 +1,9 @@
 #pragma once
-// The training loop of `trainer run`, one process (rank) of it: trainer.cpp
-// holds the epochs and steps, training_loop_run_dir.cpp the run directory
-// (new or resumed), its records and logs, training_loop_checkpoints.cpp the
-// checkpoints (best.pt included). Internal to trainer.cpp's run_training.
+// The training loop of `trainer run`, one process (rank) of it:
+// training_loop.cpp holds the epochs and steps (and run_training,
+// run_training.h, which drives this class), training_loop_run_dir.cpp the
+// run directory (new or resumed), its records and logs,
+// training_loop_checkpoints.cpp the checkpoints (best.pt included).
 #include <torch/torch.h>
 
 #include <memory>
@@ -16,17 +17,17 @@
 #include "distributed/gradient_reducer.h"
 #include "runs/checkpoint.h"
 #include "runs/epoch_monitor.h"
+#include "runs/run_dir.h"
+#include "runs/run_record.h"
 #include "train/experiment_setup.h"
 #include "train/metrics.h"
 #include "train/mixed_precision.h"
-#include "watch/progress.h"
-#include "runs/run_dir.h"
-#include "watch/run_observer.h"
-#include "runs/run_record.h"
+#include "train/run_training.h"
 #include "train/step_monitor.h"
 #include "train/step_profiler.h"
 #include "train/train_step.h"
-#include "train/run_training.h"
+#include "watch/progress.h"
+#include "watch/run_observer.h"
 
 namespace trainer {
 
@@ -45,7 +46,7 @@ class TrainingLoop {
   void mark_failed(const std::string& reason) { cluster_.mark_failed(reason); }
 
  private:
-  // trainer.cpp: epochs and steps.
+  // training_loop.cpp: epochs and steps.
   EpochRecord run_epoch(int64_t epoch);
   // Returns the seconds spent waiting for data.
   double train_steps(int64_t epoch, EpochRecord& record);

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "data/batch_feed.h"
-#include "data/sampler.h"
+#include "feed/batch_feed.h"
+#include "feed/sampler.h"
 #include "train/loss.h"
 #include "train/metrics.h"
 #include "train/mixed_precision.h"

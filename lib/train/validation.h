@@ -1,9 +1,9 @@
 #pragma once
-#include "config/experiment_config.h"
 #include "data/dataset.h"
 #include "distributed/communicator.h"
 #include "models/model.h"
 #include "runs/epoch_log.h"
+#include "spec/experiment_config.h"
 #include "watch/progress.h"
 
 namespace trainer {

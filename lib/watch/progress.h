@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "config/enums.h"
+#include "spec/enums.h"
 #include "util/stopwatch.h"
 
 namespace trainer {

@@ -7,7 +7,6 @@
 #include "config/config_loader.h"
 #include "config/config_reference.h"
 #include "config/config_writer.h"
-#include "config/metric_spec.h"
 #include "test_paths.h"
 #include "util/error.h"
 
@@ -410,23 +409,6 @@ TEST_CASE("docs/config-reference.md is the one generated from the declarations",
   REQUIRE(to != std::string::npos);
   INFO("regenerate with: scripts/update-config-reference.sh");
   CHECK(readme.substr(from + begin.size(), to - from - begin.size()) == config_reference_markdown());
-}
-
-TEST_CASE("metric names decode once into kind and k, with their record and JSON names", "[config][metrics]") {
-  const auto top5 = parse_metric("top5");
-  REQUIRE(top5);
-  CHECK(top5->kind == MetricKind::kTopK);
-  CHECK(top5->k == 5);
-  CHECK(top5->display_name() == "Top5 Accuracy");
-  CHECK(top5->json_key() == "top5_accuracy");
-  REQUIRE(parse_metric("accuracy"));
-  CHECK(parse_metric("accuracy")->display_name() == "Accuracy");
-  CHECK(parse_metric("mse")->json_key() == "mse");
-  CHECK(parse_metric("mae")->display_name() == "MAE");
-  for (const char* bad : {"acuracy", "top0", "top", "top5x", "Top5", ""}) {
-    INFO(bad);
-    CHECK_FALSE(parse_metric(bad));
-  }
 }
 
 TEST_CASE("config differences, key by key, and which may change on resume", "[config][resume]") {

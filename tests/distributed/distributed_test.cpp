@@ -10,11 +10,11 @@
 #include <set>
 #include <thread>
 
-#include "data/sampler.h"
 #include "distributed/backend_choice.h"
 #include "distributed/heartbeat.h"
 #include "distributed/launch_env.h"
 #include "distributed/supervisor.h"
+#include "feed/sampler.h"
 #include "test_paths.h"
 #include "util/error.h"
 

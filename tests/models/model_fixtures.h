@@ -3,8 +3,8 @@
 #include <string>
 
 #include "config/config_loader.h"
-#include "config/data_info.h"
 #include "models/model.h"
+#include "spec/data_info.h"
 #include "util/error.h"
 
 namespace trainer::testing {

@@ -5,8 +5,8 @@
 #include <limits>
 #include <vector>
 
-#include "config/monitor_spec.h"
 #include "runs/epoch_monitor.h"
+#include "spec/monitor_spec.h"
 
 using namespace trainer;
 

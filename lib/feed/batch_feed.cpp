@@ -1,0 +1,76 @@
+#include "feed/batch_feed.h"
+
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+
+namespace trainer {
+
+bool held_on_device(const TensorDataset& data, const torch::Device& device) {
+  return device.is_cuda() && !data.source && data.inputs.defined() && data.inputs.device() == device &&
+         data.labels.device() == device;
+}
+
+BatchFeed::BatchFeed(const TensorDataset& data, std::vector<int64_t> order, LoaderOptions options,
+                     const torch::Device& device)
+    : data_(data), device_(device) {
+  if (held_on_device(data, device)) {
+    begins_ = batch_begins(static_cast<int64_t>(order.size()), options);
+    batch_count_ = static_cast<int64_t>(begins_.size()) - 1;
+    // Pinned, so that the one copy of the epoch does not wait for the GPU either.
+    order_on_device_ = torch::from_blob(order.data(), {static_cast<int64_t>(order.size())}, torch::kInt64)
+                           .pin_memory()
+                           .to(device, /*non_blocking=*/true);
+    return;
+  }
+  if (device.is_cuda()) {
+    options.pin_memory = true;
+    copy_stream_ = c10::impl::VirtualGuardImpl(device.type()).getStreamFromGlobalPool(device);
+  }
+  loader_ = std::make_unique<BatchLoader>(data, std::move(order), options);
+  batch_count_ = loader_->batch_count();
+}
+
+BatchFeed::~BatchFeed() = default;
+
+std::optional<Batch> BatchFeed::next() {
+  if (!loader_) return gather_on_device();
+  if (!copy_stream_) return loader_->next();
+  if (!started_) {
+    started_ = true;
+    ahead_ = stage(loader_->next());
+  }
+  if (!ahead_) return std::nullopt;
+  Staged current = std::move(*ahead_);
+  // The next batch's copy starts now, before this one's step is queued, so
+  // that it runs beside that step.
+  ahead_ = stage(loader_->next());
+  const c10::Stream compute = c10::impl::VirtualGuardImpl(device_.type()).getStream(device_);
+  current.copied.block(compute);
+  // The memory was allocated on the copy stream: the caching allocator must
+  // not hand it out again before the step's stream is done with it.
+  current.batch.inputs.record_stream(compute);
+  current.batch.labels.record_stream(compute);
+  return std::move(current.batch);
+}
+
+std::optional<BatchFeed::Staged> BatchFeed::stage(std::optional<Batch> host) {
+  if (!host) return std::nullopt;
+  c10::StreamGuard on_copy_stream(*copy_stream_);
+  // From pinned memory the copy is queued, not waited for; the pinned
+  // allocator keeps the host memory until the copy is done.
+  Staged staged{{host->inputs.to(device_, /*non_blocking=*/true), host->labels.to(device_, /*non_blocking=*/true)},
+                c10::Event(device_.type())};
+  staged.copied.record(*copy_stream_);
+  return staged;
+}
+
+std::optional<Batch> BatchFeed::gather_on_device() {
+  if (next_batch_ >= batch_count_) return std::nullopt;
+  const int64_t begin = begins_[static_cast<size_t>(next_batch_)];
+  const int64_t end = begins_[static_cast<size_t>(next_batch_) + 1];
+  ++next_batch_;
+  const torch::Tensor rows = order_on_device_.slice(0, begin, end);
+  return Batch{data_.inputs.index_select(0, rows), data_.labels.index_select(0, rows)};
+}
+
+}  // namespace trainer

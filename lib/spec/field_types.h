@@ -1,0 +1,63 @@
+#pragma once
+// Value types of config fields that are more than a number or a word.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spec/enums.h"
+
+namespace trainer {
+
+// A layer size: a number, or a keyword resolved from the data
+// (`units: classes`, `input_dim: vocabulary`).
+struct SizeRef {
+  int64_t value = 0;
+  std::string keyword;  // empty when `value` holds the size
+  bool is_keyword() const { return !keyword.empty(); }
+  static SizeRef of(int64_t v) { return {v, {}}; }
+  static SizeRef from(const std::string& k) { return {0, k}; }
+};
+
+// Kernel, stride and pool sizes: `5` or `[5, 3]`; a single number applies to
+// every spatial dimension. Empty means "the layer's default".
+using Dims = std::vector<int64_t>;
+
+// Amounts of padding or cropping, each >= 0: `1`, `[1, 2]` (height, width) or
+// `[top, bottom, left, right]`.
+struct Amounts {
+  std::vector<int64_t> values;
+};
+
+// reshape's target: the sizes of the dimensions after the batch's, each
+// >= 1 but for at most one -1 (inferred from the others, as Keras's).
+struct TargetShape {
+  std::vector<int64_t> sizes;
+};
+
+// Keras `valid` / `same`, or an explicit amount of zero padding on each side.
+struct PaddingSpec {
+  ConvPadding mode = ConvPadding::kValid;
+  int64_t amount = 0;  // used when mode == kExplicit
+};
+
+// A range random values are drawn from: `[low, high]` (low <= high), or one
+// number for a fixed value.
+struct Span {
+  double low = 0;
+  double high = 0;
+};
+
+// Per-device memory budget; 0 means "grow on demand" (no budget).
+// Written as MiB (`4096`) or with a unit (`512MiB`, `4GiB`).
+struct MemoryLimit {
+  int64_t mib = 0;
+};
+inline constexpr int64_t kMaxMemoryMib = int64_t{1} << 40;
+
+// `cpu`, `gpu:0`, `gpu:0,1,2,3`, `gpu:all`, or a list such as [cpu, cpu]:
+// one entry per rank.
+struct DeviceList {
+  std::vector<std::string> entries{"cpu"};
+};
+
+}  // namespace trainer

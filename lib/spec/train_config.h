@@ -1,0 +1,85 @@
+#pragma once
+// The `train:` section: how long and in what steps to train, what to keep,
+// when to stop. Declared as experiment_config.h explains.
+#include <cstdint>
+#include <string>
+
+#include "spec/checks.h"
+#include "spec/enums.h"
+#include "spec/field_types.h"
+
+namespace trainer {
+
+inline constexpr int64_t kMaxBatchSize = int64_t{1} << 30;
+
+struct ProfileConfig {
+  int64_t epoch = 0;
+  int64_t steps = 10;
+
+  template <class V> void visit_fields(V& v) {
+    v("epoch", epoch, "Record the first `steps` training steps of this epoch with LibTorch's profiler into "
+      "RUN_DIR/profile-EPOCH.json (a Chrome trace for Perfetto or chrome://tracing); 0 = no profile.", at_least(0));
+    v("steps", steps, "Steps to record.", int_in_range(1, 10000));
+  }
+};
+
+struct EarlyStoppingConfig {
+  int64_t patience = 0;
+  double min_delta = 0;
+  bool restore_best = false;
+
+  template <class V> void visit_fields(V& v) {
+    v("patience", patience, "Stop after this many measurements of train.monitor in a row without improvement "
+      "(epochs, or validations when it is a val_ figure); 0 = never stop early.", at_least(0));
+    v("min_delta", min_delta, "An improvement must beat the best by more than this to reset the patience.",
+      non_negative());
+    v("restore_best", restore_best, "When the run ends, put the best epoch's weights (checkpoints/best.pt) back "
+      "into the model: the final validation line and what the run leaves as final are the best epoch's.");
+  }
+};
+
+struct TrainConfig {
+  int64_t epochs = 10;
+  int64_t batch_size = 32;
+  int64_t valid_batch_size = 0;
+  int64_t steps_per_epoch = 0;
+  int64_t validate_every = 1;
+  int64_t checkpoint_every = 1;
+  int64_t keep_checkpoints = 3;
+  int64_t check_finite_every = 10;
+  ProfileConfig profile;
+  std::string monitor = "val_loss";
+  MonitorMode mode = MonitorMode::kAuto;
+  double min_delta = 0;
+  EarlyStoppingConfig early_stopping;
+
+  template <class V> void visit_fields(V& v) {
+    v("epochs", epochs, "Epochs to train.", at_least(1));
+    // Bounded so that every product of batch sizes (4 x batch_size, x ranks)
+    // stays far inside 64 bits; a batch larger than the data is one batch.
+    v("batch_size", batch_size, "Samples per step (per device).", count_in_range(1, kMaxBatchSize));
+    v("valid_batch_size", valid_batch_size, "Samples per validation batch; 0 = batch_size on a CPU, 4 x batch_size on a GPU.",
+      count_in_range(0, kMaxBatchSize));
+    v("steps_per_epoch", steps_per_epoch, "Stop an epoch after N steps; 0 = the whole training set.",
+      at_least(0));
+    v("validate_every", validate_every, "Validate every N epochs (and after the last).", at_least(1));
+    v("checkpoint_every", checkpoint_every, "Save a checkpoint every N epochs (and after the last).",
+      at_least(1));
+    v("keep_checkpoints", keep_checkpoints, "Keep the newest N checkpoints.", at_least(1));
+    v("check_finite_every", check_finite_every,
+      "Check the training loss for NaN or infinity every N steps (a host sync each time on a GPU); a diverged "
+      "run stops within N steps and saves no checkpoint.", at_least(1));
+    v("profile", profile, "A profile of a few training steps: {epoch: E, steps: N}.");
+    v("monitor", monitor, "The epoch figure that decides which epoch is best: loss, a metric (accuracy, mse, ...), or "
+      "either with val_ (the validation set's). checkpoints/best.pt holds the best epoch's weights and state.",
+      not_empty());
+    v("mode", mode, "Whether the monitored figure improves downwards (min) or upwards (max); auto: max for accuracy, "
+      "topK, psnr and ssim, min for loss, mse and mae.");
+    v("min_delta", min_delta, "An epoch is an improvement (a new best.pt) only when it beats the best by more than this.",
+      non_negative());
+    v("early_stopping", early_stopping, "Stop when the monitored figure stops improving: {patience: P, min_delta: D, "
+      "restore_best: true|false}.");
+  }
+};
+
+}  // namespace trainer

@@ -1,0 +1,174 @@
+// Batches to the step: the epoch order, the prefetching loader, the device
+// feed and where a data set is held.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include "data/dataset.h"
+#include "feed/batch_feed.h"
+#include "feed/batch_loader.h"
+#include "feed/data_placement.h"
+#include "feed/sampler.h"
+#include "util/error.h"
+
+using namespace trainer;
+
+TEST_CASE("epoch order: a seeded permutation that changes every epoch", "[data][sampler]") {
+  const auto first = epoch_order(1000, 42, 1, true);
+  CHECK(first == epoch_order(1000, 42, 1, true));
+  CHECK(first != epoch_order(1000, 42, 2, true));
+  CHECK(first != epoch_order(1000, 43, 1, true));
+  CHECK(std::set<int64_t>(first.begin(), first.end()).size() == 1000);
+  const auto plain = epoch_order(5, 42, 1, false);
+  CHECK(plain == std::vector<int64_t>{0, 1, 2, 3, 4});
+}
+
+namespace {
+
+// Fails on sample 5: with the given error, as a loader thread sees it.
+template <typename Failure>
+class FailingSource : public SampleSource {
+ public:
+  std::pair<torch::Tensor, torch::Tensor> assemble(const int64_t* ids, int64_t count, int64_t) const override {
+    for (int64_t i = 0; i < count; ++i)
+      if (ids[i] == 5) throw Failure("sample 5 failed");
+    auto rows = torch::zeros({count, 1});
+    return {rows, rows};
+  }
+};
+
+template <typename Failure>
+TensorDataset failing_data() {
+  const auto ids = torch::arange(20, torch::kInt64);
+  return {ids, ids, std::make_shared<FailingSource<Failure>>()};
+}
+
+}  // namespace
+
+TEST_CASE("a loader thread's failure reaches next(): out of memory stays out of memory", "[data][loader]") {
+  LoaderOptions options;
+  options.batch_size = 4;
+  options.workers = 2;
+  const std::vector<int64_t> order = epoch_order(20, 1, 1, false);
+  SECTION("past the memory budget: OutOfMemoryError, exit code 6, whichever thread allocated") {
+    const auto data = failing_data<OutOfMemoryError>();
+    BatchLoader loader(data, order, options);
+    CHECK(loader.next().has_value());  // samples 0-3
+    CHECK_THROWS_AS(loader.next(), OutOfMemoryError);
+  }
+  SECTION("any other failure: a data error naming the batch") {
+    const auto data = failing_data<std::runtime_error>();
+    BatchLoader loader(data, order, options);
+    CHECK(loader.next().has_value());
+    CHECK_THROWS_WITH(loader.next(), Catch::Contains("assembling batch 1 failed: sample 5 failed"));
+    BatchLoader again(data, order, options);
+    CHECK(again.next().has_value());
+    CHECK_THROWS_AS(again.next(), DataError);
+  }
+}
+
+TEST_CASE("the prefetching loader hands out every batch in order", "[data][loader]") {
+  TensorDataset data{torch::arange(103, torch::kFloat32).unsqueeze(1), torch::arange(103, torch::kInt64)};
+  const auto order = epoch_order(103, 1, 1, true);
+  for (int64_t workers : {1, 3}) {
+    LoaderOptions options;
+    options.batch_size = 10;
+    options.workers = workers;
+    options.prefetch = 2;
+    BatchLoader loader(data, order, options);
+    CHECK(loader.batch_count() == 11);
+    std::vector<int64_t> seen;
+    while (auto batch = loader.next()) {
+      CHECK(torch::equal(batch->inputs.squeeze(1).to(torch::kInt64), batch->labels));
+      for (int64_t i = 0; i < batch->size(); ++i) seen.push_back(batch->labels[i].item<int64_t>());
+    }
+    CHECK(seen == order);  // the last batch holds the remaining 3
+  }
+  SECTION("max_batches cuts the epoch short; destruction mid-epoch does not hang") {
+    LoaderOptions options;
+    options.batch_size = 10;
+    options.max_batches = 4;
+    BatchLoader loader(data, order, options);
+    CHECK(loader.batch_count() == 4);
+    CHECK(loader.next().has_value());
+  }
+}
+
+namespace {
+
+// The batches a feed hands out, as host tensors, in order.
+std::vector<Batch> fed_batches(const TensorDataset& data, const std::vector<int64_t>& order,
+                               const LoaderOptions& options, const torch::Device& device) {
+  BatchFeed feed(data, order, options, device);
+  std::vector<Batch> batches;
+  while (auto batch = feed.next()) {
+    CHECK(batch->inputs.device() == device);
+    batches.push_back({batch->inputs.cpu(), batch->labels.cpu()});
+  }
+  CHECK(static_cast<int64_t>(batches.size()) == feed.batch_count());
+  return batches;
+}
+
+void check_same_batches(const std::vector<Batch>& got, const std::vector<Batch>& expected) {
+  REQUIRE(got.size() == expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    CHECK(torch::equal(got[i].inputs, expected[i].inputs));
+    CHECK(torch::equal(got[i].labels, expected[i].labels));
+  }
+}
+
+TensorDataset counting_data(int64_t samples) {
+  return {torch::arange(samples * 3, torch::kFloat32).reshape({samples, 3}), torch::arange(samples, torch::kInt64)};
+}
+
+}  // namespace
+
+TEST_CASE("the batch feed hands a CPU step the loader's batches, cut the same way", "[data][feed]") {
+  const TensorDataset data = counting_data(53);
+  const auto order = epoch_order(53, 3, 2, true);
+  LoaderOptions options;
+  options.batch_sizes = {10, 10, 10, 10, 10, 3};
+  options.max_batches = 5;
+  BatchLoader loader(data, order, options);
+  std::vector<Batch> expected;
+  while (auto batch = loader.next()) expected.push_back(*batch);
+  REQUIRE(expected.size() == 5);
+  check_same_batches(fed_batches(data, order, options, torch::kCPU), expected);
+}
+
+TEST_CASE("data.on_device keeps a CPU run's data where it is and says nothing", "[data][feed]") {
+  DataSplits data{counting_data(8), counting_data(4), {}};
+  CHECK(place_data(data, DataPlacement::kDevice, torch::kCPU, 1 << 30).empty());
+  CHECK(data.train.inputs.device().is_cpu());
+  CHECK(held_bytes(data.train) == 8 * 3 * 4 + 8 * 8);
+}
+
+TEST_CASE("GPU: batches gathered on the GPU or copied ahead from pinned memory are the loader's", "[data][feed][gpu]") {
+  if (!torch::cuda::is_available()) {
+    WARN("SKIPPED: needs a CUDA GPU");
+    return;
+  }
+  const torch::Device gpu(torch::kCUDA, 0);
+  const TensorDataset host = counting_data(1001);
+  const auto order = epoch_order(1001, 5, 1, true);
+  LoaderOptions options;
+  options.batch_size = 64;
+  options.workers = 2;
+  BatchLoader loader(host, order, options);
+  std::vector<Batch> expected;
+  while (auto batch = loader.next()) expected.push_back(*batch);
+  // From host memory: pinned batches on a copy stream, one ahead.
+  check_same_batches(fed_batches(host, order, options, gpu), expected);
+  // Held on the GPU (what data.on_device does), the budget deciding.
+  DataSplits splits{counting_data(1001), counting_data(10), {}};
+  const std::string placed = place_data(splits, DataPlacement::kAuto, gpu, int64_t{1} << 30);
+  CHECK_THAT(placed, Catch::Contains("held on gpu:0"));
+  REQUIRE(held_on_device(splits.train, gpu));
+  check_same_batches(fed_batches(splits.train, order, options, gpu), expected);
+  // Too large for a quarter of the budget: kept in host memory.
+  DataSplits large{counting_data(1001), counting_data(10), {}};
+  CHECK_THAT(place_data(large, DataPlacement::kAuto, gpu, 4096), Catch::Contains("kept in host memory"));
+  CHECK_FALSE(held_on_device(large.train, gpu));
+}
