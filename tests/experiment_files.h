@@ -8,25 +8,36 @@ namespace trainer::testing {
 
 struct MlpExperiment {
   std::string name = "mlp";
-  int64_t samples = 600;   // training samples; 50 more for validation
-  int64_t features = 256;  // floats per sample
-  int64_t units = 2048;    // hidden layer width
-  std::string run_name;    // empty: the start time
-  std::string extra;       // further top-level YAML lines
+  int64_t seed = 3;
+  int64_t samples = 600;        // training samples
+  int64_t valid_samples = 50;
+  int64_t features = 256;       // floats per sample
+  int64_t classes = 4;
+  int64_t units = 2048;         // hidden layers' width
+  int64_t hidden_layers = 1;
+  std::string activation = "relu";  // the hidden layers'
+  bool softmax = false;         // the output layer gives probabilities; else logits (loss from_logits)
+  std::string file;             // empty: NAME.yaml
+  std::string run_name;         // empty: the start time
+  std::string extra;            // further top-level YAML lines
 };
 
-// Writes DIR/NAME.yaml (runs go to DIR/runs) and returns its path.
+// Writes DIR/FILE (runs go to DIR/runs) and returns its path.
 inline std::string write_mlp_experiment(const std::string& dir, const MlpExperiment& spec) {
-  const std::string path = dir + "/" + spec.name + ".yaml";
-  std::ofstream(path) << "experiment: {name: " << spec.name << ", seed: 3}\n"
-                      << "data:\n  dataset: synthetic\n  synthetic: {train_samples: " << spec.samples
-                      << ", valid_samples: 50, shape: [" << spec.features << "], classes: 4}\n"
-                      << "model:\n  layers:\n    - {type: dense, units: " << spec.units << ", activation: relu}\n"
-                      << "    - {type: dense, units: classes}\n"
-                      << "loss: {from_logits: true}\n"
-                      << "cpu_threads: 1\nlog: {dir: " << dir << "/runs"
-                      << (spec.run_name.empty() ? "" : ", run_name: " + spec.run_name) << "}\n"
-                      << spec.extra;
+  const std::string path = dir + "/" + (spec.file.empty() ? spec.name + ".yaml" : spec.file);
+  std::ofstream out(path);
+  out << "experiment: {name: " << spec.name << ", seed: " << spec.seed << "}\n"
+      << "data:\n  dataset: synthetic\n  synthetic: {train_samples: " << spec.samples
+      << ", valid_samples: " << spec.valid_samples << ", shape: [" << spec.features << "], classes: " << spec.classes
+      << "}\n"
+      << "model:\n  layers:\n";
+  for (int64_t i = 0; i < spec.hidden_layers; ++i)
+    out << "    - {type: dense, units: " << spec.units << ", activation: " << spec.activation << "}\n";
+  out << (spec.softmax ? "    - {type: dense, units: classes, activation: softmax}\n"
+                       : "    - {type: dense, units: classes}\nloss: {from_logits: true}\n")
+      << "cpu_threads: 1\nlog: {dir: " << dir << "/runs" << (spec.run_name.empty() ? "" : ", run_name: " + spec.run_name)
+      << "}\n"
+      << spec.extra;
   return path;
 }
 

@@ -181,14 +181,17 @@ TEST_CASE("memory the system refuses on the CPU is exit 6 with the figures, and 
           "[e2e][guard][memory]") {
   const std::string dir = fresh_dir("e2e-guard-address-space");
   // A batch of 40,000 rows of 2048 features through two 4096-unit layers: about 3 GB in the step.
-  std::ofstream(dir + "/big.yaml") << "experiment: {name: big, seed: 1}\n"
-                                   << "data:\n  dataset: synthetic\n  synthetic: {train_samples: 40000, "
-                                      "valid_samples: 50, shape: [2048], classes: 4}\n"
-                                   << "model:\n  layers:\n    - {type: dense, units: 4096, activation: relu}\n"
-                                   << "    - {type: dense, units: 4096, activation: relu}\n"
-                                   << "    - {type: dense, units: classes, activation: softmax}\n"
-                                   << "train: {epochs: 1, batch_size: 40000}\ncpu_threads: 1\n"
-                                   << "log: {dir: " << dir << "/runs, run_name: r}\n";
+  MlpExperiment big;
+  big.name = "big";
+  big.seed = 1;
+  big.samples = 40000;
+  big.features = 2048;
+  big.units = 4096;
+  big.hidden_layers = 2;
+  big.softmax = true;
+  big.run_name = "r";
+  big.extra = "train: {epochs: 1, batch_size: 40000}\n";
+  const std::string experiment = write_mlp_experiment(dir, big);
   const std::string limit = "ulimit -v 3000000 && exec \"$0\" \"$@\"";
   const auto starts = wait_trainer(spawn_process({"/bin/sh", "-c", limit, binary_path(), "--version"}, dir), dir);
   if (starts.exit_code != 0) {
@@ -196,7 +199,7 @@ TEST_CASE("memory the system refuses on the CPU is exit 6 with the figures, and 
     return;
   }
   const auto result =
-      wait_trainer(spawn_process({"/bin/sh", "-c", limit, binary_path(), "run", dir + "/big.yaml"}, dir), dir);
+      wait_trainer(spawn_process({"/bin/sh", "-c", limit, binary_path(), "run", experiment}, dir), dir);
   INFO(result.err);
   CHECK(result.exit_code == 6);
   CHECK_THAT(result.err, Catch::Contains("cpu: out of memory (peak so far") && Catch::Contains("hint: lower train.batch_size"));

@@ -18,6 +18,7 @@
 #include "cli_runner.h"
 #include "distributed/supervisor.h"
 #include "epoch_records.h"
+#include "experiment_files.h"
 
 using namespace trainer::testing;
 namespace fs = std::filesystem;
@@ -28,21 +29,20 @@ using Clock = std::chrono::steady_clock;
 
 // A small MLP on synthetic data; `samples` sets how long an epoch takes.
 std::string dist_experiment(const std::string& dir, int64_t samples, int64_t epochs = 2) {
-  const std::string path = dir + "/experiment.yaml";
-  std::ofstream(path) << "experiment: {name: dist, seed: 11}\n"
-                         "data:\n  dataset: synthetic\n  synthetic: {train_samples: "
-                      << samples << R"(, valid_samples: 100, shape: [32], classes: 5}
-model:
-  layers:
-    - {type: dense, units: 64, activation: relu}
-    - {type: dense, units: classes, activation: softmax}
-optimizer: {name: adam, lr: 0.005}
-metrics: [accuracy]
-train: {epochs: )" << epochs << R"(, batch_size: 16}
-cpu_threads: 1
-dist: {timeout: 4, connect_timeout: 20}
-log: {dir: )" << dir << "/runs, run_name: run}\n";
-  return path;
+  MlpExperiment spec;
+  spec.name = "dist";
+  spec.seed = 11;
+  spec.samples = samples;
+  spec.valid_samples = 100;
+  spec.features = 32;
+  spec.classes = 5;
+  spec.units = 64;
+  spec.softmax = true;
+  spec.file = "experiment.yaml";
+  spec.run_name = "run";
+  spec.extra = "optimizer: {name: adam, lr: 0.005}\nmetrics: [accuracy]\ntrain: {epochs: " + std::to_string(epochs) +
+               ", batch_size: 16}\ndist: {timeout: 4, connect_timeout: 20}\n";
+  return write_mlp_experiment(dir, spec);
 }
 
 std::string run_dir_of(const std::string& dir) { return dir + "/runs/dist/run"; }

@@ -69,16 +69,20 @@ std::vector<std::string> bar_lines(const std::string& screen) {
   return lines;
 }
 
+// 40,000 samples in batches of 16: an epoch long enough to watch.
 std::string long_experiment(const std::string& dir) {
-  const std::string path = dir + "/experiment.yaml";
-  std::ofstream(path) << "experiment: {name: bar, seed: 1}\n"
-                         "data:\n  dataset: synthetic\n"
-                         "  synthetic: {train_samples: 40000, valid_samples: 40000, shape: [64], classes: 4}\n"
-                         "model:\n  layers:\n    - {type: dense, units: 64, activation: relu}\n"
-                         "    - {type: dense, units: classes, activation: softmax}\n"
-                         "metrics: [accuracy]\ntrain: {epochs: 1, batch_size: 16}\ncpu_threads: 1\n"
-                         "log: {dir: " << dir << "/runs, run_name: r}\n";
-  return path;
+  MlpExperiment spec;
+  spec.name = "bar";
+  spec.seed = 1;
+  spec.samples = 40000;
+  spec.valid_samples = 40000;
+  spec.features = 64;
+  spec.units = 64;
+  spec.softmax = true;
+  spec.file = "experiment.yaml";
+  spec.run_name = "r";
+  spec.extra = "metrics: [accuracy]\ntrain: {epochs: 1, batch_size: 16}\n";
+  return write_mlp_experiment(dir, spec);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "distributed/gradient_reducer.h"
 #include "epoch_records.h"
+#include "experiment_files.h"
 #include "runs/checkpoint.h"
 #include "train/experiment_setup.h"
 
@@ -18,21 +19,19 @@ using namespace trainer::testing;
 namespace {
 
 std::string mlp_experiment(const std::string& dir, int64_t samples) {
-  const std::string path = dir + "/experiment.yaml";
-  std::ofstream(path) << "experiment: {name: eq, seed: 5}\n"
-                         "data:\n  dataset: synthetic\n  synthetic: {train_samples: "
-                      << samples << R"(, valid_samples: 50, shape: [12], classes: 3}
-model:
-  layers:
-    - {type: dense, units: 24, activation: tanh}
-    - {type: dense, units: classes, activation: softmax}
-optimizer: {name: momentum, lr: 0.1, momentum: 0.9}
-metrics: [accuracy]
-train: {epochs: 2, batch_size: 16}
-cpu_threads: 1
-dist: {timeout: 20}
-log: {dir: )" << dir << "/runs}\n";
-  return path;
+  MlpExperiment spec;
+  spec.name = "eq";
+  spec.seed = 5;
+  spec.samples = samples;
+  spec.features = 12;
+  spec.classes = 3;
+  spec.units = 24;
+  spec.activation = "tanh";
+  spec.softmax = true;
+  spec.file = "experiment.yaml";
+  spec.extra = "optimizer: {name: momentum, lr: 0.1, momentum: 0.9}\nmetrics: [accuracy]\ntrain: {epochs: 2, batch_size: 16}\n"
+               "dist: {timeout: 20}\n";
+  return write_mlp_experiment(dir, spec);
 }
 
 // The parameters in a run's final checkpoint, flattened.
