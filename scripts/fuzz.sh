@@ -5,10 +5,10 @@
 # in build-fuzz/ (TRAINER_FUZZ_BUILD_DIR), seeded from the test data: the
 # configs, an IDX file, Pillow-written images, numpy-written .npz files and
 # their pickle, Reuters SGML (when TRAINER_DATA_DIR holds the corpus), a
-# checkpoint written by build/trainer (when built). Prints each target's
-# executions and findings; a crash, a sanitizer report, a leak or a hang
-# (10 s) is a finding, saved under build-fuzz/findings/, and makes the exit
-# status 1.
+# checkpoint written by build/trainer (when built). The targets run side by
+# side, one per core. Prints each target's executions and findings; a crash,
+# a sanitizer report, a leak or a hang (10 s) is a finding, saved under
+# build-fuzz/findings/, and makes the exit status 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -86,17 +86,32 @@ YAML
 fi
 
 mkdir -p "$build/findings"
+# Fuzzes TARGET for the given seconds; its exit status goes to a file beside
+# its log.
+fuzz_target() {  # TARGET
+  local t=$1 status=0
+  mkdir -p "$build/corpus/$t"
+  "$build/fuzz_$t" "$build/corpus/$t" "$seeds/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+    -print_final_stats=1 -artifact_prefix="$build/findings/$t-" >"$build/fuzz_$t.log" 2>&1 || status=$?
+  echo "$status" >"$build/fuzz_$t.status"
+}
+# A fuzzer is one process: the targets run side by side, one per core.
+jobs=$(nproc)
+pids=()
+for i in "${!targets[@]}"; do
+  ((i < jobs)) || wait "${pids[i - jobs]}"
+  fuzz_target "${targets[i]}" &
+  pids[i]=$!
+done
+wait
+
 findings=0
 printf '%-11s %12s %8s  %s\n' target executions corpus findings
 for t in "${targets[@]}"; do
-  corpus=$build/corpus/$t
-  mkdir -p "$corpus"
   log=$build/fuzz_$t.log
-  status=0
-  "$build/fuzz_$t" "$corpus" "$seeds/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
-    -print_final_stats=1 -artifact_prefix="$build/findings/$t-" >"$log" 2>&1 || status=$?
+  status=$(cat "$build/fuzz_$t.status")
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-  size=$(find "$corpus" -type f | wc -l)
+  size=$(find "$build/corpus/$t" -type f | wc -l)
   if [ "$status" -ne 0 ]; then
     findings=$((findings + 1))
     printf '%-11s %12s %8s  %s\n' "$t" "$runs" "$size" "FOUND: $(grep -m1 -E 'ERROR|runtime error|Timeout|leak' "$log" || echo "exit $status"); see $log"
@@ -104,5 +119,5 @@ for t in "${targets[@]}"; do
     printf '%-11s %12s %8s  %s\n' "$t" "$runs" "$size" none
   fi
 done
-echo "fuzz: ${#targets[@]} targets, ${seconds} s each, $findings with findings"
+echo "fuzz: ${#targets[@]} targets, ${seconds} s each ($jobs at a time), $findings with findings"
 [ "$findings" -eq 0 ]

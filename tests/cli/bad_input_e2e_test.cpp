@@ -180,14 +180,15 @@ TEST_CASE("a closed stdout does not end the run: the records go on into train.lo
 TEST_CASE("memory the system refuses on the CPU is exit 6 with the figures, and run.json holds no stack frames",
           "[e2e][guard][memory]") {
   const std::string dir = fresh_dir("e2e-guard-address-space");
-  // A batch of 40,000 rows of 2048 features through two 4096-unit layers: about 3 GB in the step.
+  // A batch of 40,000 rows through a 16,384-unit layer: its output alone is
+  // 2.6 GB, refused under a 3 GB address space before any arithmetic (two
+  // 4096-unit layers on 2048 features took half a minute of it first).
   MlpExperiment big;
   big.name = "big";
   big.seed = 1;
   big.samples = 40000;
-  big.features = 2048;
-  big.units = 4096;
-  big.hidden_layers = 2;
+  big.features = 16;
+  big.units = 16384;
   big.softmax = true;
   big.run_name = "r";
   big.extra = "train: {epochs: 1, batch_size: 40000}\n";
