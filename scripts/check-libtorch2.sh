@@ -93,40 +93,20 @@ check_cpu() {
     $(build_command /build --target trainer trainer_tests_torch trainer_tests_fast)"
   # The tests that touch version-dependent APIs, as tests/libtorch2_tests.txt
   # names them; the whole suite runs on Debian 12's LibTorch in the first
-  # stage. The lines run side by side, one per core (as ctest -j runs the
-  # suite), each into its own log; a failing one shows every line of it.
+  # stage. Each run's log is kept; a failing one shows every line.
   local data_dir=""
   [ -d "$source_dir/../shared/data/reuters21578" ] && data_dir="TRAINER_DATA_DIR=/shared/data"
-  local exe spec n=0 failed=0
-  pids=() specs=() statuses=()
+  local exe spec n=0
   while read -r exe spec; do
     case "$exe" in ''|'#'*) continue ;; esac
     n=$((n + 1))
-    ((n <= jobs)) || settle_tests $((n - jobs))
-    specs[n]="$exe $spec"
-    in_root "$root" "cd /build/tests && $data_dir ./$exe '$spec' >/build/libtorch2-tests-$n.log 2>&1" </dev/null &
-    pids[n]=$!
+    in_root "$root" "cd /build/tests && $data_dir ./$exe '$spec' >/build/libtorch2-tests-$n.log 2>&1; status=\$?
+      # A spec that matches nothing would pass having run nothing.
+      grep -q 'No test cases matched' /build/libtorch2-tests-$n.log && status=1
+      if [ \$status -eq 0 ]; then echo \"check-libtorch2: $exe $spec: \$(grep -E '^(All tests passed|test cases:)' /build/libtorch2-tests-$n.log | tail -1)\"
+      else tail -300 /build/libtorch2-tests-$n.log
+        echo 'check-libtorch2: tests failed (the log: /build/libtorch2-tests-$n.log in the chroot)'; exit 1; fi" </dev/null
   done <tests/libtorch2_tests.txt
-  for ((i = 1; i <= n; i++)); do
-    [ -n "${statuses[i]:-}" ] || settle_tests "$i"
-    [ "${statuses[i]}" -eq 0 ] || failed=1
-  done
-  [ $failed -eq 0 ] || exit 1
-}
-
-# Waits for test line I of check_cpu and says how it went.
-settle_tests() {  # I
-  local i=$1 status=0 log=$cpu_root/build/libtorch2-tests-$1.log
-  wait "${pids[i]}" || status=$?
-  # A spec that matches nothing would pass having run nothing.
-  grep -q 'No test cases matched' "$log" && status=1
-  statuses[i]=$status
-  if [ $status -eq 0 ]; then
-    echo "check-libtorch2: ${specs[i]}: $(grep -E '^(All tests passed|test cases:)' "$log" | tail -1)"
-  else
-    tail -300 "$log"
-    echo "check-libtorch2: ${specs[i]}: tests failed (the log: /build/libtorch2-tests-$i.log in the chroot)"
-  fi
 }
 
 check_cuda() {
