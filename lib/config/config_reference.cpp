@@ -58,7 +58,7 @@ std::vector<Row> rows_of(S section, const std::string& prefix) {
 // The keys every optimizer takes: sgd's, which takes no others.
 std::vector<std::string> common_optimizer_keys() {
   OptimizerConfig sgd;
-  sgd.name = OptimizerKind::kSgd;
+  sgd.set_name(OptimizerKind::kSgd);
   return section_keys(sgd);
 }
 
@@ -83,7 +83,7 @@ std::vector<Row> all_rows() {
 std::vector<Row> with_every_optimizer_key(std::vector<Row> rows) {
   for (const auto& entry : EnumTable<OptimizerKind>::entries) {
     OptimizerConfig optimizer;
-    optimizer.name = entry.value;
+    optimizer.set_name(entry.value);
     for (const Row& row : rows_of(optimizer, "optimizer"))
       if (std::none_of(rows.begin(), rows.end(), [&](const Row& r) { return r.key == row.key; })) rows.push_back(row);
   }
@@ -112,7 +112,7 @@ std::string config_reference_markdown() {
          "`weight_decay`, and the keys listed under it:\n";
   for (const auto& entry : EnumTable<OptimizerKind>::entries) {
     OptimizerConfig optimizer;
-    optimizer.name = entry.value;
+    optimizer.set_name(entry.value);
     std::vector<Row> own;
     for (const Row& row : rows_of(optimizer, ""))
       if (!is_common_optimizer_key(row.key)) own.push_back(row);
@@ -140,7 +140,7 @@ std::string config_reference_markdown() {
   out << "\nThe types:\n";
   for (const auto& entry : EnumTable<LayerKind>::entries) {
     LayerSpec layer;
-    layer.type = entry.value;
+    layer.set_type(entry.value);
     std::vector<Row> layer_rows;
     FieldDocumenter layer_documenter(layer_rows, "");
     layer.visit_fields(layer_documenter);

@@ -40,7 +40,7 @@ void validate_metrics(const ExperimentConfig& config, ReadContext& context) {
 void validate_loss_input(const ExperimentConfig& config, ReadContext& context) {
   if (config.model.layers.empty() || config.loss.name != LossKind::kSparseCategoricalCrossentropy ||
       has_real_targets(config.data) ||
-      config.loss.from_logits || config.model.layers.back().activation == Activation::kSoftmax)
+      config.loss.from_logits || config.model.layers.back().activation() == Activation::kSoftmax)
     return;
   const std::string last = "model.layers[" + std::to_string(config.model.layers.size() - 1) + "]";
   // The layer's own line (its type is always given), unless a --set made the mismatch.

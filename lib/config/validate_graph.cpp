@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-#include "spec/layer_kinds.h"
+#include "spec/layer_spec.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -50,8 +50,10 @@ class GraphWalker {
                                                                     context_.location_of(first->second) + ")");
         }
       }
-      collect(layer.layers, path + ".layers");
-      collect(layer.shortcut, path + ".shortcut");
+      if (const auto* block = layer.as<ResidualLayer>()) {
+        collect(block->layers, path + ".layers");
+        collect(block->shortcut, path + ".shortcut");
+      }
     }
   }
 
@@ -62,16 +64,20 @@ class GraphWalker {
       LayerContext problems(path, context_);
       check_layer(layer, problems);
       check_inputs(layer, path, problems);
-      walk(layer.layers, path + ".layers");
-      walk(layer.shortcut, path + ".shortcut");
+      if (const auto* block = layer.as<ResidualLayer>()) {
+        walk(block->layers, path + ".layers");
+        walk(block->shortcut, path + ".shortcut");
+      }
       if (!layer.name.empty()) defined_.emplace(layer.name, path);
     }
   }
 
  private:
   void check_inputs(const LayerSpec& layer, const std::string& path, LayerProblems& problems) {
-    if (!is_merge(layer.type) && layer.inputs.size() > 1)
-      problems.bad("inputs", std::string("a ") + to_string(layer.type) +
+    if (is_merge(layer.type()) && layer.inputs.size() < 2)
+      problems.bad("inputs", "expected two or more tensor names to merge");
+    if (!is_merge(layer.type()) && layer.inputs.size() > 1)
+      problems.bad("inputs", std::string("a ") + to_string(layer.type()) +
                                  " layer reads one tensor; merge them first (add, concatenate, ...)");
     for (const std::string& input : layer.inputs) {
       if (input == kModelInputName || defined_.count(input)) continue;

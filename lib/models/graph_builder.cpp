@@ -25,15 +25,12 @@ bool is_max_pool(LayerKind kind) {
 }
 
 // Whether a layer's output carries the padding mask, by its kind's rule.
-bool output_masked(MaskRule rule, const LayerSpec& layer, bool input_masked) {
-  switch (rule) {
-    case MaskRule::kDrops: return false;
-    case MaskRule::kKeeps:
-    case MaskRule::kAnyInput: return input_masked;
-    case MaskRule::kKeepsSequences: return input_masked && layer.return_sequences;
-    case MaskRule::kFromMaskZero: return layer.mask_zero;
-  }
-  return false;
+template <class Kind>
+bool output_masked(const Kind& layer, bool input_masked) {
+  if constexpr (Kind::mask == MaskRule::kDrops) return false;
+  else if constexpr (Kind::mask == MaskRule::kKeeps || Kind::mask == MaskRule::kAnyInput) return input_masked;
+  else if constexpr (Kind::mask == MaskRule::kKeepsSequences) return input_masked && layer.return_sequences;
+  else if constexpr (Kind::mask == MaskRule::kFromMaskZero) return layer.mask_zero;
 }
 
 bool is_monotonic(Activation a) { return a == Activation::kRelu || a == Activation::kTanh || a == Activation::kSigmoid; }
@@ -104,7 +101,7 @@ int GraphBuilder::build_list(const std::vector<LayerSpec>& layers, int slot, con
       }
       const bool last_copy = copy + 1 == layer.repeat;
       // A monotonic activation commutes with a max pool that alone reads its output.
-      const bool before_max_pool = last_copy && !last && layer.name.empty() && is_max_pool(layers[i + 1].type) &&
+      const bool before_max_pool = last_copy && !last && layer.name.empty() && is_max_pool(layers[i + 1].type()) &&
                                    layers[i + 1].inputs.empty();
       slot = build_layer(layer, path, inputs, row_name(layer, copy), top_level && last && last_copy, before_max_pool);
     }
@@ -122,7 +119,7 @@ int GraphBuilder::lookup(const std::string& name) const {
 std::string GraphBuilder::row_name(const LayerSpec& layer, int64_t copy) {
   if (!layer.name.empty()) return layer.repeat > 1 ? layer.name + "_" + std::to_string(copy + 1) : layer.name;
   // Keras names: conv1d, conv1d_1, conv1d_2, ...
-  const std::string base = to_string(layer.type);
+  const std::string base = to_string(layer.type());
   const int used = names_used_[base]++;
   return used ? base + "_" + std::to_string(used) : base;
 }
@@ -131,27 +128,29 @@ int GraphBuilder::build_layer(const LayerSpec& layer, const std::string& path, s
                               const std::string& name, bool is_output, bool before_max_pool) {
   current_ = {&layer, path, is_output, before_max_pool};
   int slot = -1;
-  with_layer_kind(layer.type, [&](auto kind) {
-    using Kind = decltype(kind);
+  std::visit([&](const auto& entry) {
+    using Kind = std::decay_t<decltype(entry)>;
     if constexpr (Kind::input == LayerInput::kBlock) {
-      slot = build_residual(layer, path, inputs.front());
+      slot = build_residual(layer, entry, path, inputs.front());
       return;
     } else {
-      node_ = model_.net->add_node(inputs, merge_op(Kind::kind), layer.axis);
+      int64_t axis = 1;  // concatenate's
+      if constexpr (std::is_same_v<Kind, ConcatenateLayer>) axis = entry.axis;
+      node_ = model_.net->add_node(inputs, merge_op(Kind::kind), axis);
       parts_ = 0;
       row_parameters_ = row_trainable_ = 0;
       input_masked_ = false;
       for (int input : inputs) input_masked_ = input_masked_ || slot_masked_[static_cast<size_t>(input)];
       if constexpr (Kind::input == LayerInput::kMerge) {
-        merge(inputs, Kind::kind, layer.axis);
-        push_activation(layer.activation);
-        output_masked_ = output_masked(Kind::mask, layer, input_masked_);
+        merge(inputs, Kind::kind, axis);
+        push_activation(entry.activation);
+        output_masked_ = output_masked(entry, input_masked_);
       } else {
-        output_masked_ = output_masked(Kind::mask, layer, input_masked_);
+        output_masked_ = output_masked(entry, input_masked_);
         probes_.push_back(probes_[static_cast<size_t>(inputs.front())]);
         require(Kind::input);
         try {
-          build(kind);
+          build_single(layer);
         } catch (const std::bad_alloc&) {
           fail_out_of_memory("");
         } catch (const c10::Error& e) {
@@ -162,14 +161,15 @@ int GraphBuilder::build_layer(const LayerSpec& layer, const std::string& path, s
       slot = node_;
       add_row(name, slot, inputs);
     }
-  });
+  }, layer.keys);
   return slot;
 }
 
-int GraphBuilder::build_residual(const LayerSpec& layer, const std::string& path, int input) {
+int GraphBuilder::build_residual(const LayerSpec& layer, const ResidualLayer& block, const std::string& path,
+                                 int input) {
   model_.is_graph = true;
-  const int body = build_list(layer.layers, input, path + ".layers", false);
-  const int shortcut = layer.shortcut.empty() ? input : build_list(layer.shortcut, input, path + ".shortcut", false);
+  const int body = build_list(block.layers, input, path + ".layers", false);
+  const int shortcut = block.shortcut.empty() ? input : build_list(block.shortcut, input, path + ".shortcut", false);
   current_.layer = &layer;
   current_.path = path;
   const torch::Tensor body_probe = probes_[static_cast<size_t>(body)];
@@ -178,16 +178,16 @@ int GraphBuilder::build_residual(const LayerSpec& layer, const std::string& path
     fail_at(probes_[static_cast<size_t>(input)],
             "the block's layers output " + shape_text(shape_of(body_probe)) + " and its shortcut " +
                 shape_text(shape_of(shortcut_probe)) + "; they must be equal to add" +
-                (layer.shortcut.empty() ? " (give `shortcut:` layers, e.g. a 1x1 conv2d and a batchnorm)" : ""));
+                (block.shortcut.empty() ? " (give `shortcut:` layers, e.g. a 1x1 conv2d and a batchnorm)" : ""));
   }
   node_ = model_.net->add_node({body, shortcut}, MergeOp::kAdd);
   parts_ = 0;
   row_parameters_ = row_trainable_ = 0;
   probes_.push_back(model_.net->merge_newest({body_probe, shortcut_probe}));
-  push_activation(layer.activation);
+  push_activation(block.activation);
   output_masked_ = slot_masked_[static_cast<size_t>(body)] || slot_masked_[static_cast<size_t>(shortcut)];
   LayerSpec add;
-  add.type = LayerKind::kAdd;
+  add.keys = ElementwiseMergeLayer<LayerKind::kAdd>{};
   add_row(row_name(add, 0), node_, {body, shortcut});
   return node_;
 }
@@ -237,7 +237,7 @@ void GraphBuilder::fail(const std::string& message) const { fail_at(probe(), mes
 
 void GraphBuilder::fail_at(const torch::Tensor& input, const std::string& message) const {
   const std::string where = layer().source_location.empty() ? "" : layer().source_location + ": ";
-  throw ConfigError({where + current_.path + " (" + to_string(layer().type) + ", input " +
+  throw ConfigError({where + current_.path + " (" + to_string(layer().type()) + ", input " +
                      shape_text(shape_of(input)) + "): " + message});
 }
 
@@ -249,7 +249,7 @@ void GraphBuilder::fail_out_of_memory(const std::string& allocator_message) cons
   const std::string size = std::regex_search(allocator_message, match, bytes_pattern)
                                ? " (" + format_mib(std::stoll(match[1].str())) + " in one tensor)"
                                : std::string();
-  throw OutOfMemoryError(current_.path + " (" + to_string(layer().type) + ", input " + shape_text(shape_of(probe())) +
+  throw OutOfMemoryError(current_.path + " (" + to_string(layer().type()) + ", input " + shape_text(shape_of(probe())) +
                              "): its weights do not fit in this machine's memory" + size,
                          "make the layer smaller (units, filters, kernel_size) or reduce its input first");
 }
@@ -337,22 +337,22 @@ Initializer GraphBuilder::scheme(Initializer own, Initializer keras) const {
   return config_.init == InitScheme::kKeras ? keras : Initializer::kPytorch;
 }
 
-void GraphBuilder::initialise(torch::Tensor& weight, torch::Tensor& bias, int64_t fan_in, int64_t fan_out) {
-  initialise_kernel(weight, scheme(layer().kernel_initializer, Initializer::kGlorotUniform), fan_in, fan_out);
-  initialise_bias(bias, scheme(layer().bias_initializer, Initializer::kZeros));
-  const WeightRegularizer& penalty = layer().kernel_regularizer;
+void GraphBuilder::initialise(const KernelKeys& keys, torch::Tensor& weight, torch::Tensor& bias, int64_t fan_in,
+                              int64_t fan_out) {
+  initialise_kernel(weight, scheme(keys.kernel_initializer, Initializer::kGlorotUniform), fan_in, fan_out);
+  initialise_bias(bias, scheme(keys.bias_initializer, Initializer::kZeros));
+  const WeightRegularizer& penalty = keys.kernel_regularizer;
   if (penalty.any()) model_.penalties.push_back({weight, penalty.l1, penalty.l2});
 }
 
-void GraphBuilder::initialise(const std::vector<KernelRef>& kernels) {
+void GraphBuilder::initialise(const KernelKeys& keys, const std::vector<KernelRef>& kernels, Initializer recurrent) {
   for (KernelRef kernel : kernels) {
     if (!kernel.recurrent) {
-      initialise(kernel.weight, kernel.bias, kernel.fan_in, kernel.fan_out);
+      initialise(keys, kernel.weight, kernel.bias, kernel.fan_in, kernel.fan_out);
       continue;
     }
-    initialise_kernel(kernel.weight, scheme(layer().recurrent_initializer, Initializer::kOrthogonal), kernel.fan_in,
-                      kernel.fan_out);
-    initialise_bias(kernel.bias, scheme(layer().bias_initializer, Initializer::kZeros));
+    initialise_kernel(kernel.weight, scheme(recurrent, Initializer::kOrthogonal), kernel.fan_in, kernel.fan_out);
+    initialise_bias(kernel.bias, scheme(keys.bias_initializer, Initializer::kZeros));
   }
 }
 

@@ -34,7 +34,7 @@ class GraphBuilder {
   int build_list(const std::vector<LayerSpec>& layers, int slot, const std::string& prefix, bool top_level);
   int build_layer(const LayerSpec& layer, const std::string& path, std::vector<int> inputs, const std::string& row_name,
                   bool is_output, bool before_max_pool);
-  int build_residual(const LayerSpec& layer, const std::string& path, int input);
+  int build_residual(const LayerSpec& layer, const ResidualLayer& block, const std::string& path, int input);
   void merge(const std::vector<int>& inputs, LayerKind kind, int64_t axis);
   int lookup(const std::string& name) const;
   std::string row_name(const LayerSpec& layer, int64_t copy);
@@ -57,58 +57,63 @@ class GraphBuilder {
   void push_activation(Activation activation, std::optional<double> alpha = std::nullopt);
   void require(LayerInput input);
   int64_t resolve(const SizeRef& size, const char* key) const;
-  // The layer's kernel_initializer and bias_initializer, or model.init's;
+  // By the layer's kernel_initializer and bias_initializer, or model.init's;
   // the kernel is also the one kernel_regularizer penalises.
-  void initialise(torch::Tensor& weight, torch::Tensor& bias, int64_t fan_in, int64_t fan_out);
+  void initialise(const KernelKeys& keys, torch::Tensor& weight, torch::Tensor& bias, int64_t fan_in,
+                  int64_t fan_out);
   // Each of a sequence layer's kernels (models/sequence_layers.h): as
-  // initialise, the recurrent ones by recurrent_initializer and unpenalised.
-  void initialise(const std::vector<KernelRef>& kernels);
+  // initialise, the recurrent ones by `recurrent` and unpenalised.
+  void initialise(const KernelKeys& keys, const std::vector<KernelRef>& kernels,
+                  Initializer recurrent = Initializer::kDefault);
   // The layer's `own` initialiser; default: `keras` under model.init: keras,
   // else LibTorch's.
   Initializer scheme(Initializer own, Initializer keras) const;
   void use_channels_last_for_images();
 
+  // Builds the current single-input layer by its kind's overload of `build`
+  // (layer_builders.cpp, where every builder is instantiated).
+  void build_single(const LayerSpec& layer);
   // One builder per single-input entry of LayerKinds (spec/layer_kinds.h),
-  // in layer_builders.cpp; the residual block and the merges are the graph's.
-  void build(EmbeddingLayer);
-  template <LayerKind K, size_t Rank> void build(ConvLayer<K, Rank>) { add_conv(Rank, false); }
-  template <LayerKind K, size_t Rank> void build(ConvTransposeLayer<K, Rank>) { add_conv_transpose(Rank); }
-  void build(DepthwiseConv2dLayer) { add_conv(2, true); }
-  template <LayerKind K, size_t Rank, bool Max> void build(PoolLayer<K, Rank, Max>) { add_pool(Rank, Max); }
-  void build(GlobalAvgPoolLayer);
-  void build(GlobalMaxPoolLayer);
-  void build(Upsampling2dLayer);
-  template <LayerKind K> void build(Padding2dLayer<K>) { add_padding(K); }
-  void build(Cropping2dLayer);
-  void build(FlattenLayer);
-  void build(ReshapeLayer);
-  void build(PermuteLayer);
-  void build(DenseLayer);
-  void build(DropoutLayer);
-  template <LayerKind K, size_t Rank> void build(SpatialDropoutLayer<K, Rank>) { add_spatial_dropout(); }
-  void build(GaussianNoiseLayer);
-  void build(BatchNormLayer);
-  void build(LayerNormLayer);
-  template <LayerKind K> void build(GroupNormLayer<K>) { add_group_norm(K == LayerKind::kInstanceNorm); }
-  template <LayerKind K> void build(RecurrentLayer<K>) { add_recurrent(K == LayerKind::kLstm); }
-  void build(PositionalEmbeddingLayer);
-  void build(MultiHeadAttentionLayer);
-  void build(TransformerEncoderLayer);
-  void add_recurrent(bool lstm);
+  // given the entry with its keys; the residual block and the merges are the
+  // graph's (graph_builder.cpp).
+  void build(const EmbeddingLayer& embedding);
+  template <LayerKind K, size_t Rank> void build(const ConvLayer<K, Rank>& conv);
+  template <LayerKind K, size_t Rank> void build(const ConvTransposeLayer<K, Rank>& conv);
+  void build(const DepthwiseConv2dLayer& conv);
+  template <LayerKind K, size_t Rank, bool Max> void build(const PoolLayer<K, Rank, Max>& pool);
+  void build(const GlobalAvgPoolLayer&);
+  void build(const GlobalMaxPoolLayer&);
+  void build(const Upsampling2dLayer& upsampling);
+  template <LayerKind K> void build(const Padding2dLayer<K>& padding);
+  void build(const Cropping2dLayer& cropping);
+  void build(const FlattenLayer&);
+  void build(const ReshapeLayer& reshape);
+  void build(const PermuteLayer& permute);
+  void build(const DenseLayer& dense);
+  void build(const DropoutLayer& dropout);
+  template <LayerKind K, size_t Rank> void build(const SpatialDropoutLayer<K, Rank>& dropout);
+  void build(const GaussianNoiseLayer& noise);
+  void build(const BatchNormLayer& norm);
+  void build(const LayerNormLayer& norm);
+  void build(const GroupNormLayer& norm);
+  void build(const InstanceNormLayer& norm);
+  template <LayerKind K> void build(const RecurrentLayer<K>& recurrent);
+  void build(const PositionalEmbeddingLayer&);
+  void build(const MultiHeadAttentionLayer& attention);
+  void build(const TransformerEncoderLayer& encoder);
+  void build(const ActivationLayer& activation);
+  void build(const RescalingLayer& rescaling);
   // The mask for a layer that honours it: null when its input carries none.
   std::shared_ptr<SequenceMask> input_mask() const { return input_masked_ ? model_.net->sequence_mask() : nullptr; }
-  void build(ActivationLayer) { push_activation(layer().activation, layer().alpha); }
-  void build(RescalingLayer);
-  void add_conv(size_t rank, bool depthwise);
-  void add_conv_transpose(size_t rank);
-  void add_pool(size_t rank, bool is_max);
-  void add_padding(LayerKind kind);
-  void add_spatial_dropout();
-  void add_group_norm(bool per_channel);
+  // A convolution, ConvLayer's or DepthwiseConv2dLayer's keys.
+  template <class Conv> void add_conv(const Conv& conv, size_t rank, bool depthwise);
+  void add_pool(const Dims& pool_size, const Dims& given_strides, const PaddingSpec& padding, size_t rank, bool is_max);
+  void add_group_norm(int64_t groups, const ChannelNormKeys& norm);
   // Keras "same" (or explicit) padding of a convolution: what goes on each
   // side of every spatial dimension.
-  void same_padding(size_t rank, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
-                    const std::vector<int64_t>& dilation, std::vector<int64_t>& left, std::vector<int64_t>& right);
+  void same_padding(const PaddingSpec& padding, size_t rank, const std::vector<int64_t>& kernel,
+                    const std::vector<int64_t>& strides, const std::vector<int64_t>& dilation,
+                    std::vector<int64_t>& left, std::vector<int64_t>& right);
 
   const ModelConfig& config_;
   const DataInfo& data_;

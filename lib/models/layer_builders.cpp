@@ -27,29 +27,39 @@ std::array<int64_t, 4> sides(const Amounts& amounts) {
 
 }  // namespace
 
-void GraphBuilder::build(EmbeddingLayer) {
-  const int64_t rows = resolve(layer().input_dim, "input_dim");
-  auto embedding = ChannelsFirstEmbedding(rows, resolve(layer().units, "output_dim"));
+void GraphBuilder::build_single(const LayerSpec& layer) {
+  std::visit(
+      [&](const auto& entry) {
+        constexpr LayerInput input = std::decay_t<decltype(entry)>::input;
+        if constexpr (input != LayerInput::kMerge && input != LayerInput::kBlock) build(entry);
+      },
+      layer.keys);
+}
+
+void GraphBuilder::build(const EmbeddingLayer& layer) {
+  const int64_t rows = resolve(layer.input_dim, "input_dim");
+  auto embedding = ChannelsFirstEmbedding(rows, resolve(layer.output_dim, "output_dim"));
   if (config_.init == InitScheme::kKeras) nn::init::uniform_(embedding->embedding->weight, -0.05, 0.05);
-  if (layer().mask_zero) {
+  if (layer.mask_zero) {
     model_.net->enable_mask();
     model_.net->sequence_mask()->valid = torch::ones({1, probe().size(1)}, torch::kBool);  // the probes'
   }
   push(embedding);
 }
 
-void GraphBuilder::add_recurrent(bool lstm) {
+template <LayerKind K>
+void GraphBuilder::build(const RecurrentLayer<K>& layer) {
   RecurrentImpl::Options options;
-  options.lstm = lstm;
+  options.lstm = layer.is_lstm;
   options.input = channels();
-  options.units = resolve(layer().units, "units");
-  options.bidirectional = layer().bidirectional;
-  options.return_sequences = layer().return_sequences;
-  options.dropout = layer().dropout;
+  options.units = resolve(layer.units, "units");
+  options.bidirectional = layer.bidirectional;
+  options.return_sequences = layer.return_sequences;
+  options.dropout = layer.dropout;
   Recurrent recurrent(options, input_mask());
   const std::vector<KernelRef> kernels = recurrent->kernels();
-  initialise(kernels);
-  if (lstm && scheme(layer().bias_initializer, Initializer::kZeros) != Initializer::kPytorch) {
+  initialise(layer, kernels, layer.recurrent_initializer);
+  if (layer.is_lstm && scheme(layer.bias_initializer, Initializer::kZeros) != Initializer::kPytorch) {
     // Keras's unit_forget_bias: the forget gate (the second, in Keras's
     // order and LibTorch's) starts at 1 whatever the bias_initializer.
     torch::NoGradGuard no_grad;
@@ -59,38 +69,38 @@ void GraphBuilder::add_recurrent(bool lstm) {
   push(recurrent);
 }
 
-void GraphBuilder::build(PositionalEmbeddingLayer) { push(PositionalEmbedding(probe().size(2), channels())); }
+void GraphBuilder::build(const PositionalEmbeddingLayer&) { push(PositionalEmbedding(probe().size(2), channels())); }
 
-void GraphBuilder::build(MultiHeadAttentionLayer) {
-  const int64_t heads = layer().num_heads;
-  if (layer().key_dim == 0 && channels() % heads != 0)
+void GraphBuilder::build(const MultiHeadAttentionLayer& layer) {
+  const int64_t heads = layer.num_heads;
+  if (layer.key_dim == 0 && channels() % heads != 0)
     fail("num_heads: " + std::to_string(heads) + " does not divide the " + std::to_string(channels()) +
          " features; give key_dim");
-  SelfAttention attention(channels(), heads, layer().key_dim ? layer().key_dim : channels() / heads, layer().dropout,
-                          layer().causal, input_mask());
-  initialise(attention->kernels());
+  SelfAttention attention(channels(), heads, layer.key_dim ? layer.key_dim : channels() / heads, layer.dropout,
+                          layer.causal, input_mask());
+  initialise(layer, attention->kernels());
   push(attention);
 }
 
-void GraphBuilder::build(TransformerEncoderLayer) {
-  if (channels() % layer().num_heads != 0)
-    fail("num_heads: " + std::to_string(layer().num_heads) + " does not divide the " + std::to_string(channels()) +
+void GraphBuilder::build(const TransformerEncoderLayer& layer) {
+  if (channels() % layer.num_heads != 0)
+    fail("num_heads: " + std::to_string(layer.num_heads) + " does not divide the " + std::to_string(channels()) +
          " features");
-  TransformerEncoder encoder(channels(), layer().num_heads, layer().intermediate_dim, layer().dropout, layer().causal,
+  TransformerEncoder encoder(channels(), layer.num_heads, layer.intermediate_dim, layer.dropout, layer.causal,
                              input_mask());
-  initialise(encoder->kernels());
+  initialise(layer, encoder->kernels());
   push(encoder);
 }
 
-void GraphBuilder::same_padding(size_t rank, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
-                                const std::vector<int64_t>& dilation, std::vector<int64_t>& left,
-                                std::vector<int64_t>& right) {
+void GraphBuilder::same_padding(const PaddingSpec& padding, size_t rank, const std::vector<int64_t>& kernel,
+                                const std::vector<int64_t>& strides, const std::vector<int64_t>& dilation,
+                                std::vector<int64_t>& left, std::vector<int64_t>& right) {
   left.assign(rank, 0);
   right.assign(rank, 0);
   for (size_t d = 0; d < rank; ++d) {
-    if (layer().padding.mode == ConvPadding::kExplicit) {
-      left[d] = right[d] = layer().padding.amount;
-    } else if (layer().padding.mode == ConvPadding::kSame) {
+    if (padding.mode == ConvPadding::kExplicit) {
+      left[d] = right[d] = padding.amount;
+    } else if (padding.mode == ConvPadding::kSame) {
       // Keras "same": out = ceil(in / stride); any odd padding goes to the end.
       const int64_t in = probe().size(static_cast<int64_t>(2 + d));
       const int64_t out = (in + strides[d] - 1) / strides[d];
@@ -102,12 +112,17 @@ void GraphBuilder::same_padding(size_t rank, const std::vector<int64_t>& kernel,
   }
 }
 
-void GraphBuilder::add_conv(size_t rank, bool depthwise) {
-  const auto kernel = expand(layer().kernel_size, rank, {1});
-  const auto strides = expand(layer().strides, rank, {1});
-  const auto dilation = expand(layer().dilation_rate, rank, {1});
+template <LayerKind K, size_t Rank>
+void GraphBuilder::build(const ConvLayer<K, Rank>& conv) { add_conv(conv, Rank, false); }
+void GraphBuilder::build(const DepthwiseConv2dLayer& conv) { add_conv(conv, 2, true); }
+
+template <class Conv>
+void GraphBuilder::add_conv(const Conv& layer, size_t rank, bool depthwise) {
+  const auto kernel = expand(layer.kernel_size, rank, {1});
+  const auto strides = expand(layer.strides, rank, {1});
+  const auto dilation = expand(layer.dilation_rate, rank, {1});
   std::vector<int64_t> left, right;
-  same_padding(rank, kernel, strides, dilation, left, right);
+  same_padding(layer.padding, rank, kernel, strides, dilation, left, right);
   for (size_t d = 0; d < rank; ++d) {
     const int64_t span = dilation[d] * (kernel[d] - 1) + 1;
     const int64_t padded = probe().size(static_cast<int64_t>(2 + d)) + left[d] + right[d];
@@ -123,20 +138,26 @@ void GraphBuilder::add_conv(size_t rank, bool depthwise) {
     std::fill(left.begin(), left.end(), 0);
   }
   const int64_t in = channels();
-  const int64_t groups = depthwise ? in : layer().groups;
-  const int64_t filters = depthwise ? in * layer().depth_multiplier : resolve(layer().units, "filters");
+  int64_t groups = in, filters = 0, multiplier = 1;
+  if constexpr (std::is_same_v<Conv, DepthwiseConv2dLayer>) {
+    multiplier = layer.depth_multiplier;
+    filters = in * multiplier;
+  } else {
+    groups = layer.groups;
+    filters = resolve(layer.filters, "filters");
+  }
   if (in % groups != 0)
     fail("groups: " + std::to_string(groups) + " does not divide the input's " + std::to_string(in) + " channels");
   int64_t receptive = 1;
   for (auto k : kernel) receptive *= k;
   // Keras's fans: a depthwise kernel is (k, k, channels, multiplier).
   const int64_t fan_in = receptive * (depthwise ? in : in / groups);
-  const int64_t fan_out = receptive * (depthwise ? layer().depth_multiplier : filters);
+  const int64_t fan_out = receptive * (depthwise ? multiplier : filters);
   if (rank == 1) {
     nn::Conv1d conv(nn::Conv1dOptions(in, filters, kernel[0])
                         .stride(strides[0]).padding(left[0]).dilation(dilation[0]).groups(groups)
-                        .bias(layer().use_bias));
-    initialise(conv->weight, conv->bias, fan_in, fan_out);
+                        .bias(layer.use_bias));
+    initialise(layer, conv->weight, conv->bias, fan_in, fan_out);
     push(conv);
   } else {
     const auto options = nn::Conv2dOptions(in, filters, {kernel[0], kernel[1]})
@@ -144,26 +165,28 @@ void GraphBuilder::add_conv(size_t rank, bool depthwise) {
                              .padding({left[0], left[1]})
                              .dilation({dilation[0], dilation[1]})
                              .groups(groups)
-                             .bias(layer().use_bias);
+                             .bias(layer.use_bias);
     if (groups > 1 && groups == in && filters != in) {
       ChannelMultiplierConv2d conv(options);
-      initialise(conv->weight, conv->bias, fan_in, fan_out);
+      initialise(layer, conv->weight, conv->bias, fan_in, fan_out);
       push(conv);
     } else {
       nn::Conv2d conv(options);
-      initialise(conv->weight, conv->bias, fan_in, fan_out);
+      initialise(layer, conv->weight, conv->bias, fan_in, fan_out);
       push(conv);
     }
   }
-  push_activation(layer().activation);
+  push_activation(layer.activation);
 }
 
 // Keras's transposed convolution: valid gives (in - 1) * stride + kernel,
 // same gives in * stride, cropping (kernel - stride) / 2 from the start.
-void GraphBuilder::add_conv_transpose(size_t rank) {
-  const auto kernel = expand(layer().kernel_size, rank, {1});
-  const auto strides = expand(layer().strides, rank, {1});
-  const bool same = layer().padding.mode == ConvPadding::kSame;
+template <LayerKind K, size_t Rank>
+void GraphBuilder::build(const ConvTransposeLayer<K, Rank>& layer) {
+  constexpr size_t rank = Rank;
+  const auto kernel = expand(layer.kernel_size, rank, {1});
+  const auto strides = expand(layer.strides, rank, {1});
+  const bool same = layer.padding.mode == ConvPadding::kSame;
   std::vector<int64_t> extra(rank, 0), crop_start(rank, 0), target(rank, 0);
   for (size_t d = 0; d < rank; ++d) {
     const int64_t in = probe().size(static_cast<int64_t>(2 + d));
@@ -173,13 +196,13 @@ void GraphBuilder::add_conv_transpose(size_t rank) {
     crop_start[d] = std::max<int64_t>(valid - target[d], 0) / 2;
   }
   const int64_t in = channels();
-  const int64_t filters = resolve(layer().units, "filters");
+  const int64_t filters = resolve(layer.filters, "filters");
   int64_t receptive = 1;
   for (auto k : kernel) receptive *= k;
-  if (rank == 1) {
+  if constexpr (rank == 1) {
     nn::ConvTranspose1d conv(nn::ConvTranspose1dOptions(in, filters, kernel[0])
-                                 .stride(strides[0]).output_padding(extra[0]).bias(layer().use_bias));
-    initialise(conv->weight, conv->bias, receptive * in, receptive * filters);
+                                 .stride(strides[0]).output_padding(extra[0]).bias(layer.use_bias));
+    initialise(layer, conv->weight, conv->bias, receptive * in, receptive * filters);
     push(conv);
     const int64_t cut = probe().size(2) - target[0];
     if (cut != 0) push(nn::Functional([start = crop_start[0], cut](const torch::Tensor& x) {
@@ -189,23 +212,29 @@ void GraphBuilder::add_conv_transpose(size_t rank) {
     nn::ConvTranspose2d conv(nn::ConvTranspose2dOptions(in, filters, {kernel[0], kernel[1]})
                                  .stride({strides[0], strides[1]})
                                  .output_padding({extra[0], extra[1]})
-                                 .bias(layer().use_bias));
-    initialise(conv->weight, conv->bias, receptive * in, receptive * filters);
+                                 .bias(layer.use_bias));
+    initialise(layer, conv->weight, conv->bias, receptive * in, receptive * filters);
     push(conv);
     const int64_t rows = probe().size(2) - target[0], columns = probe().size(3) - target[1];
     if (rows != 0 || columns != 0)
       push(Crop2d(crop_start[0], rows - crop_start[0], crop_start[1], columns - crop_start[1]));
   }
-  push_activation(layer().activation);
+  push_activation(layer.activation);
 }
 
-void GraphBuilder::add_pool(size_t rank, bool is_max) {
-  const auto window = expand(layer().pool_size, rank, {2});
-  const auto strides = expand(layer().strides, rank, window);
+template <LayerKind K, size_t Rank, bool Max>
+void GraphBuilder::build(const PoolLayer<K, Rank, Max>& pool) {
+  add_pool(pool.pool_size, pool.strides, pool.padding, Rank, Max);
+}
+
+void GraphBuilder::add_pool(const Dims& pool_size, const Dims& given_strides, const PaddingSpec& padding, size_t rank,
+                            bool is_max) {
+  const auto window = expand(pool_size, rank, {2});
+  const auto strides = expand(given_strides, rank, window);
   // Keras "same" pooling: out = ceil(in / stride), the odd padding at the
   // end. LibTorch mostly gets there with ceil_mode and the left half of the
   // padding; where it cannot (an even window at stride 1), PaddedPool pads.
-  const bool same = layer().padding.mode == ConvPadding::kSame;
+  const bool same = padding.mode == ConvPadding::kSame;
   std::vector<int64_t> pad(rank, 0), pads;  // pads: F::pad's, last dimension first
   bool ceil_mode_fits = true;
   for (size_t d = 0; d < rank; ++d) {
@@ -249,26 +278,29 @@ void GraphBuilder::add_pool(size_t rank, bool is_max) {
   }
 }
 
-void GraphBuilder::build(GlobalAvgPoolLayer) { push(GlobalPool(false, input_mask())); }
-void GraphBuilder::build(GlobalMaxPoolLayer) { push(GlobalPool(true, input_mask())); }
-void GraphBuilder::build(FlattenLayer) { push(nn::Flatten()); }
-void GraphBuilder::build(DropoutLayer) { push(nn::Dropout(layer().rate)); }
-void GraphBuilder::add_spatial_dropout() { push(SpatialDropout(layer().rate)); }
-void GraphBuilder::build(GaussianNoiseLayer) { push(GaussianNoise(layer().stddev)); }
+void GraphBuilder::build(const GlobalAvgPoolLayer&) { push(GlobalPool(false, input_mask())); }
+void GraphBuilder::build(const GlobalMaxPoolLayer&) { push(GlobalPool(true, input_mask())); }
+void GraphBuilder::build(const FlattenLayer&) { push(nn::Flatten()); }
+void GraphBuilder::build(const DropoutLayer& dropout) { push(nn::Dropout(dropout.rate)); }
+template <LayerKind K, size_t Rank>
+void GraphBuilder::build(const SpatialDropoutLayer<K, Rank>& dropout) { push(SpatialDropout(dropout.rate)); }
+void GraphBuilder::build(const GaussianNoiseLayer& noise) { push(GaussianNoise(noise.stddev)); }
+void GraphBuilder::build(const ActivationLayer& layer) { push_activation(layer.activation, layer.alpha); }
 
-void GraphBuilder::build(Upsampling2dLayer) {
-  const auto size = expand(layer().size, 2, {2});
+void GraphBuilder::build(const Upsampling2dLayer& layer) {
+  const auto size = expand(layer.size, 2, {2});
   auto options = F::InterpolateFuncOptions().scale_factor(std::vector<double>{static_cast<double>(size[0]),
                                                                               static_cast<double>(size[1])});
-  if (layer().interpolation == Interpolation::kBilinear) options.mode(torch::kBilinear).align_corners(false);
+  if (layer.interpolation == Interpolation::kBilinear) options.mode(torch::kBilinear).align_corners(false);
   else options.mode(torch::kNearest);
   push(nn::Functional([options](const torch::Tensor& x) { return F::interpolate(x, options); }));
 }
 
-void GraphBuilder::add_padding(LayerKind kind) {
-  const auto [top, bottom, left, right] = sides(layer().padding_layer.padding);
+template <LayerKind kind>
+void GraphBuilder::build(const Padding2dLayer<kind>& layer) {
+  const auto [top, bottom, left, right] = sides(layer.padding);
   auto options = F::PadFuncOptions({left, right, top, bottom});
-  if (kind != LayerKind::kZeroPadding2d) {
+  if constexpr (kind != LayerKind::kZeroPadding2d) {
     // Reflection repeats no edge pixel, so it needs more rows than it adds.
     const int64_t height = probe().size(2), width = probe().size(3);
     if (kind == LayerKind::kReflectionPadding2d && (std::max(top, bottom) >= height || std::max(left, right) >= width))
@@ -280,8 +312,8 @@ void GraphBuilder::add_padding(LayerKind kind) {
   push(SpatialPad(options));
 }
 
-void GraphBuilder::build(Cropping2dLayer) {
-  const auto [top, bottom, left, right] = sides(layer().cropping);
+void GraphBuilder::build(const Cropping2dLayer& layer) {
+  const auto [top, bottom, left, right] = sides(layer.cropping);
   const int64_t height = probe().size(2) - top - bottom, width = probe().size(3) - left - right;
   if (height <= 0 || width <= 0)
     fail("cropping " + std::to_string(top + bottom) + " rows and " + std::to_string(left + right) +
@@ -289,8 +321,8 @@ void GraphBuilder::build(Cropping2dLayer) {
   push(Crop2d(top, bottom, left, right));
 }
 
-void GraphBuilder::build(ReshapeLayer) {
-  const auto& given = layer().target_shape.sizes;
+void GraphBuilder::build(const ReshapeLayer& layer) {
+  const auto& given = layer.target_shape.sizes;
   const int64_t values = probe().numel() / std::max<int64_t>(probe().size(0), 1);
   int64_t known = 1;
   for (int64_t size : given) known *= size == -1 ? 1 : size;
@@ -308,8 +340,8 @@ void GraphBuilder::build(ReshapeLayer) {
   }));
 }
 
-void GraphBuilder::build(PermuteLayer) {
-  const auto& dims = layer().dims;
+void GraphBuilder::build(const PermuteLayer& layer) {
+  const auto& dims = layer.dims;
   if (static_cast<int64_t>(dims.size()) != probe().dim() - 1)
     fail("dims has " + std::to_string(dims.size()) + " entries; the input has " + std::to_string(probe().dim() - 1) +
          " dimensions after the batch's");
@@ -318,34 +350,36 @@ void GraphBuilder::build(PermuteLayer) {
   push(nn::Functional([order](const torch::Tensor& x) { return x.permute(order); }));
 }
 
-void GraphBuilder::build(DenseLayer) {
-  const int64_t units = resolve(layer().units, "units");
-  nn::Linear linear(nn::LinearOptions(probe().size(1), units).bias(layer().use_bias));
-  initialise(linear->weight, linear->bias, probe().size(1), units);
+void GraphBuilder::build(const DenseLayer& layer) {
+  const int64_t units = resolve(layer.units, "units");
+  nn::Linear linear(nn::LinearOptions(probe().size(1), units).bias(layer.use_bias));
+  initialise(layer, linear->weight, linear->bias, probe().size(1), units);
   push(linear);
-  push_activation(layer().activation);
+  push_activation(layer.activation);
 }
 
-void GraphBuilder::build(BatchNormLayer) {
-  const double momentum = 1.0 - layer().momentum;  // Keras keeps, LibTorch adds
-  if (probe().dim() == 4) push(nn::BatchNorm2d(nn::BatchNorm2dOptions(channels()).momentum(momentum).eps(layer().epsilon)));
-  else push(nn::BatchNorm1d(nn::BatchNorm1dOptions(channels()).momentum(momentum).eps(layer().epsilon)));
+void GraphBuilder::build(const BatchNormLayer& layer) {
+  const double momentum = 1.0 - layer.momentum;  // Keras keeps, LibTorch adds
+  if (probe().dim() == 4) push(nn::BatchNorm2d(nn::BatchNorm2dOptions(channels()).momentum(momentum).eps(layer.epsilon)));
+  else push(nn::BatchNorm1d(nn::BatchNorm1dOptions(channels()).momentum(momentum).eps(layer.epsilon)));
 }
 
-void GraphBuilder::build(LayerNormLayer) {
-  push(ChannelLayerNorm(channels(), layer().epsilon, layer().center, layer().scale));
+void GraphBuilder::build(const LayerNormLayer& layer) {
+  push(ChannelLayerNorm(channels(), layer.epsilon, layer.center, layer.scale));
 }
 
-void GraphBuilder::add_group_norm(bool per_channel) {
-  const int64_t groups = per_channel ? channels() : layer().group_norm.groups;
+void GraphBuilder::build(const GroupNormLayer& norm) { add_group_norm(norm.groups, norm); }
+void GraphBuilder::build(const InstanceNormLayer& norm) { add_group_norm(channels(), norm); }
+
+void GraphBuilder::add_group_norm(int64_t groups, const ChannelNormKeys& norm) {
   if (channels() % groups != 0)
     fail("groups: " + std::to_string(groups) + " does not divide the input's " + std::to_string(channels()) +
          " channels");
-  push(DeviceGroupNorm(nn::GroupNormOptions(groups, channels()).eps(layer().epsilon).affine(layer().center)));
+  push(DeviceGroupNorm(nn::GroupNormOptions(groups, channels()).eps(norm.epsilon).affine(norm.center)));
 }
 
-void GraphBuilder::build(RescalingLayer) {
-  push(nn::Functional([scale = layer().rescale, offset = layer().offset](const torch::Tensor& x) {
+void GraphBuilder::build(const RescalingLayer& layer) {
+  push(nn::Functional([scale = layer.scale, offset = layer.offset](const torch::Tensor& x) {
     return x * scale + offset;
   }));
 }

@@ -120,15 +120,6 @@ template <> struct EnumTable<InitScheme> {
                                                      {InitScheme::kPytorch, "pytorch"}};
 };
 
-enum class OptimizerKind { kSgd, kMomentum, kAdagrad, kAdam, kAdamw, kRmsprop, kNadam };
-template <> struct EnumTable<OptimizerKind> {
-  static constexpr EnumName<OptimizerKind> entries[] = {
-      {OptimizerKind::kSgd, "sgd"},         {OptimizerKind::kMomentum, "momentum"},
-      {OptimizerKind::kAdagrad, "adagrad"}, {OptimizerKind::kAdam, "adam"},
-      {OptimizerKind::kAdamw, "adamw"},     {OptimizerKind::kRmsprop, "rmsprop"},
-      {OptimizerKind::kNadam, "nadam"}};
-};
-
 enum class ScheduleKind { kConstant, kStep, kExponential, kCosine };
 template <> struct EnumTable<ScheduleKind> {
   static constexpr EnumName<ScheduleKind> entries[] = {

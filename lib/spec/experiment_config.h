@@ -15,8 +15,8 @@
 #include "spec/enums.h"
 #include "spec/field_types.h"
 #include "spec/image_pipeline_config.h"
-#include "spec/layer_kinds.h"
-#include "spec/optimizer_kinds.h"
+#include "spec/layer_spec.h"
+#include "spec/optimizer_config.h"
 #include "spec/train_config.h"
 
 namespace trainer {

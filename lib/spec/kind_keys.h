@@ -31,19 +31,19 @@ std::vector<std::string> section_keys(S section) {
 std::string foreign_key_note(const std::string& kind, const std::string& key, const std::vector<std::string>& takers,
                              const std::vector<std::string>& own_keys);
 
-// The note for `key` on `section`, a section of kinds whose kind is its
-// member `kind` (a layer's type, an optimizer's name): the section with each
-// kind in turn says which take the key.
-template <class S, class Kind>
-std::string foreign_key_note_for(const S& section, Kind S::*kind, const std::string& key) {
+// The note for `key` on `section`, a section of kinds (a layer of its type,
+// an optimizer of its name) whose kind is `kind`: a section made of each
+// kind in turn by `set_kind(section, kind)` says which take the key.
+template <class S, class Kind, class SetKind>
+std::string foreign_key_note_for(const S& section, Kind kind, SetKind set_kind, const std::string& key) {
   std::vector<std::string> takers;
   for (const auto& entry : EnumTable<Kind>::entries) {
     S other;
-    other.*kind = entry.value;
+    set_kind(other, entry.value);
     const std::vector<std::string> keys = section_keys(other);
     if (std::find(keys.begin(), keys.end(), key) != keys.end()) takers.push_back(entry.name);
   }
-  return foreign_key_note(to_string(section.*kind), key, takers, section_keys(section));
+  return foreign_key_note(to_string(kind), key, takers, section_keys(section));
 }
 
 }  // namespace trainer

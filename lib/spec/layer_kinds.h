@@ -1,24 +1,28 @@
 #pragma once
-// Every layer kind of `model.layers`, each defined once: its YAML name, the
-// keys it takes (`fields`, walked by the reader, the writer and the config
-// reference), what it checks before any tensor exists (`check`) and its shape
-// rule (`input`: what it must be given). The one other thing a kind needs is
-// its builder, an overload of `build` in lib/models/graph_builder.h chosen by
-// the kind's type: `with_layer_kind` dispatches every use through
-// `LayerKinds`, so a kind added here without a builder does not compile.
+// Every layer kind of `model.layers`, each defined once as a struct that
+// owns its keys: its YAML name, its keys as members named as the keys, with
+// default, check and doc (`fields`, walked by the reader, the writer and the
+// config reference), what it checks before any tensor exists (`check`), its
+// shape rule (`input`: what it must be given) and what it does with a
+// sequence's mask (`mask`). A LayerSpec (spec/layer_spec.h) holds one of
+// them. The one other thing a kind needs is its builder, an overload of
+// `build` in lib/models/graph_builder.h chosen by the kind's type: every
+// build dispatches through `LayerKinds`, so a kind added here without a
+// builder does not compile.
 //
 // Torch-free: validation and `trainer config` stay so.
 #include <array>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <variant>
 
 #include "spec/enum_names.h"
+#include "spec/layer_basics.h"
 #include "spec/layer_kinds_core.h"
 #include "spec/layer_kinds_graph.h"
 #include "spec/layer_kinds_image.h"
 #include "spec/layer_kinds_sequence.h"
-#include "spec/layer_spec.h"
 
 namespace trainer {
 
@@ -32,7 +36,7 @@ using LayerKinds = std::tuple<
     Padding2dLayer<LayerKind::kReflectionPadding2d>, Padding2dLayer<LayerKind::kReplicationPadding2d>,
     Cropping2dLayer, FlattenLayer, ReshapeLayer, PermuteLayer, DenseLayer, DropoutLayer, SpatialDropoutLayer<LayerKind::kSpatialDropout1d, 1>,
     SpatialDropoutLayer<LayerKind::kSpatialDropout2d, 2>, GaussianNoiseLayer, BatchNormLayer, LayerNormLayer,
-    GroupNormLayer<LayerKind::kGroupNorm>, GroupNormLayer<LayerKind::kInstanceNorm>, ActivationLayer,
+    GroupNormLayer, InstanceNormLayer, ActivationLayer,
     RescalingLayer, ResidualLayer, ElementwiseMergeLayer<LayerKind::kAdd>,
     ElementwiseMergeLayer<LayerKind::kMultiply>, ElementwiseMergeLayer<LayerKind::kAverage>, ConcatenateLayer,
     RecurrentLayer<LayerKind::kLstm>, RecurrentLayer<LayerKind::kGru>, PositionalEmbeddingLayer,
@@ -52,9 +56,16 @@ constexpr auto names(std::index_sequence<I...>) {
   return std::array<Entry, sizeof...(I)>{
       Entry{std::tuple_element_t<I, LayerKinds>::kind, std::tuple_element_t<I, LayerKinds>::name}...};
 }
+template <class Tuple> struct VariantOf;
+template <class... Kinds> struct VariantOf<std::tuple<Kinds...>> {
+  using type = std::variant<Kinds...>;
+};
 }  // namespace layer_kinds_detail
 
-// Calls f(Kind{}) with the entry of LayerKinds whose kind is `kind`.
+// One kind's entry, keys and all: what a LayerSpec holds.
+using LayerKeys = layer_kinds_detail::VariantOf<LayerKinds>::type;
+
+// Calls f(Kind{}) with a default entry of the kind `kind`.
 template <class F>
 void with_layer_kind(LayerKind kind, F&& f) {
   layer_kinds_detail::dispatch(kind, std::forward<F>(f), std::make_index_sequence<std::tuple_size_v<LayerKinds>>{});
@@ -64,19 +75,5 @@ template <> struct EnumTable<LayerKind> {
   static constexpr auto entries =
       layer_kinds_detail::names(std::make_index_sequence<std::tuple_size_v<LayerKinds>>{});
 };
-
-template <class V> void LayerSpec::visit_fields(V& v) {
-  v.required("type", type, "Layer type.");
-  v("name", name, "Names the layer's output, for `inputs` of later layers (and the summary).");
-  v("inputs", inputs, "Tensors the layer reads (names, or `input` for the model's input) instead of the "
-                      "previous layer's output; merges take two or more.");
-  v("repeat", repeat, "Copies of the layer in a row, each with its own weights.", at_least(1));
-  with_layer_kind(type, [&](auto kind) { decltype(kind)::fields(*this, v); });
-}
-
-// The checks of `layer`'s kind.
-inline void check_layer(const LayerSpec& layer, LayerProblems& problems) {
-  with_layer_kind(layer.type, [&](auto kind) { decltype(kind)::check(layer, problems); });
-}
 
 }  // namespace trainer

@@ -2,11 +2,13 @@
 // The layer kinds that shape the graph: the residual block and the merges
 // of named tensors (Keras's Add, Multiply, Average, Concatenate), and
 // Rescaling, which makes a global skip `(input + x) / 2` expressible.
+// A merge reads two or more tensors (`inputs`, a key of every layer; see
+// spec/layer_spec.h): validate_graph checks that for every kMerge kind.
 // See spec/layer_kinds.h and docs/models.md.
 #include <string>
+#include <vector>
 
-#include "spec/checks.h"
-#include "spec/layer_spec.h"
+#include "spec/layer_basics.h"
 
 namespace trainer {
 
@@ -17,15 +19,19 @@ struct ResidualLayer {
   static constexpr const char* name = "residual";
   static constexpr LayerInput input = LayerInput::kBlock;
   static constexpr MaskRule mask = MaskRule::kAnyInput;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v.required("layers", s.layers, "The block's body; its output is added to the shortcut's.");
-    v("shortcut", s.shortcut, "Layers on the shortcut path (e.g. a 1x1 conv and a batchnorm where the "
-                              "body changes the shape); default: the input itself.");
-    v("activation", s.activation, "Activation applied after the addition.");
+  std::vector<LayerSpec> layers;    // complete once spec/layer_spec.h has defined LayerSpec
+  std::vector<LayerSpec> shortcut;
+  Activation activation = Activation::kLinear;
+
+  template <class V> void fields(V& v) {
+    v.required("layers", layers, "The block's body; its output is added to the shortcut's.");
+    v("shortcut", shortcut, "Layers on the shortcut path (e.g. a 1x1 conv and a batchnorm where the "
+                            "body changes the shape); default: the input itself.");
+    v("activation", activation, "Activation applied after the addition.");
   }
-  static void check(const LayerSpec& s, LayerProblems& p) {
-    if (s.layers.empty()) p.bad("layers", "expected at least one layer");
-  }
+  void check(LayerProblems& p) const;  // in spec/layer_spec.h, where LayerSpec is complete
+  // The files of chain models read as before blocks had a shortcut.
+  bool is_quiet_default(const std::string& key) const;
 };
 
 // Element-wise merges of two or more tensors of one shape.
@@ -36,12 +42,12 @@ struct ElementwiseMergeLayer {
       K == LayerKind::kAdd ? "add" : K == LayerKind::kMultiply ? "multiply" : "average";
   static constexpr LayerInput input = LayerInput::kMerge;
   static constexpr MaskRule mask = MaskRule::kAnyInput;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("activation", s.activation, "Activation applied to the result.");
+  Activation activation = Activation::kLinear;
+
+  template <class V> void fields(V& v) {
+    v("activation", activation, "Activation applied to the result.");
   }
-  static void check(const LayerSpec& s, LayerProblems& p) {
-    if (s.inputs.size() < 2) p.bad("inputs", "expected two or more tensor names to merge");
-  }
+  void check(LayerProblems&) const {}
 };
 
 struct ConcatenateLayer {
@@ -49,14 +55,16 @@ struct ConcatenateLayer {
   static constexpr const char* name = "concatenate";
   static constexpr LayerInput input = LayerInput::kMerge;
   static constexpr MaskRule mask = MaskRule::kAnyInput;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("axis", s.axis, "Axis joined along, counted in the shapes `trainer summary` prints with the batch as "
-                      "0: 1 is the channels (default); negative counts from the end.");
-    v("activation", s.activation, "Activation applied to the result.");
+  int64_t axis = 1;
+  Activation activation = Activation::kLinear;
+
+  template <class V> void fields(V& v) {
+    v("axis", axis, "Axis joined along, counted in the shapes `trainer summary` prints with the batch as "
+                    "0: 1 is the channels (default); negative counts from the end.");
+    v("activation", activation, "Activation applied to the result.");
   }
-  static void check(const LayerSpec& s, LayerProblems& p) {
-    if (s.inputs.size() < 2) p.bad("inputs", "expected two or more tensor names to join");
-    if (s.axis == 0) p.bad("axis", "the batch axis (0) cannot be joined along");
+  void check(LayerProblems& p) const {
+    if (axis == 0) p.bad("axis", "the batch axis (0) cannot be joined along");
   }
 };
 
@@ -66,11 +74,14 @@ struct RescalingLayer {
   static constexpr const char* name = "rescaling";
   static constexpr LayerInput input = LayerInput::kAny;
   static constexpr MaskRule mask = MaskRule::kKeeps;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("scale", s.rescale, "Factor applied to the input.");
-    v("offset", s.offset, "Added after scaling.");
+  double scale = 1.0;
+  double offset = 0.0;
+
+  template <class V> void fields(V& v) {
+    v("scale", scale, "Factor applied to the input.");
+    v("offset", offset, "Added after scaling.");
   }
-  static void check(const LayerSpec&, LayerProblems&) {}
+  void check(LayerProblems&) const {}
 };
 
 }  // namespace trainer

@@ -5,60 +5,59 @@
 // See spec/layer_kinds.h.
 #include <string>
 
-#include "spec/checks.h"
-#include "spec/layer_spec.h"
+#include "spec/layer_basics.h"
+#include "spec/layer_kinds_core.h"
 
 namespace trainer {
 
 template <LayerKind K, size_t Rank>
-struct ConvTransposeLayer {
+struct ConvTransposeLayer : KernelKeys {
   static constexpr LayerKind kind = K;
   static constexpr const char* name = Rank == 1 ? "conv1d_transpose" : "conv2d_transpose";
   static constexpr LayerInput input = Rank == 1 ? LayerInput::kSpatial1d : LayerInput::kSpatial2d;
   static constexpr MaskRule mask = MaskRule::kDrops;
   static constexpr size_t rank = Rank;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("filters", s.units, "Output channels.");
-    v("kernel_size", s.kernel_size, "Kernel size: n or [h, w].");
-    v("strides", s.strides, "Strides (the upsampling factor); default 1.");
-    v("padding", s.padding, "valid (output (in - 1) * stride + kernel) or same (output in * stride), as Keras.");
-    v("activation", s.activation, "Activation applied to the output.");
-    v("use_bias", s.use_bias, "Add a bias.");
-    kernel_fields(s, v);
+  SizeRef filters = SizeRef::of(0);
+  Dims kernel_size;
+  Dims strides;
+  PaddingSpec padding;
+  Activation activation = Activation::kLinear;
+  bool use_bias = true;
+
+  template <class V> void fields(V& v) {
+    v("filters", filters, "Output channels.");
+    v("kernel_size", kernel_size, "Kernel size: n or [h, w].");
+    v("strides", strides, "Strides (the upsampling factor); default 1.");
+    v("padding", padding, "valid (output (in - 1) * stride + kernel) or same (output in * stride), as Keras.");
+    v("activation", activation, "Activation applied to the output.");
+    v("use_bias", use_bias, "Add a bias.");
+    kernel_fields(v);
   }
-  static void check(const LayerSpec& s, LayerProblems& p) {
-    check_kernel_fields(s, p);
-    if (s.units.is_keyword() || s.units.value < 1) p.bad("filters", "expected a positive integer");
-    if (s.kernel_size.empty()) p.missing("kernel_size");
-    check_dims(s.kernel_size, Rank, "kernel_size", p);
-    check_dims(s.strides, Rank, "strides", p);
-    if (s.padding.mode == ConvPadding::kExplicit) p.bad("padding", "expected valid or same");
+  void check(LayerProblems& p) const {
+    check_kernel_fields(p);
+    if (!is_positive_size(filters)) p.bad("filters", "expected a positive integer");
+    if (kernel_size.empty()) p.missing("kernel_size");
+    check_dims(kernel_size, Rank, "kernel_size", p);
+    check_dims(strides, Rank, "strides", p);
+    if (padding.mode == ConvPadding::kExplicit) p.bad("padding", "expected valid or same");
   }
 };
 
 // One kernel per input channel (times depth_multiplier), as Keras DepthwiseConv2D.
-struct DepthwiseConv2dLayer {
+struct DepthwiseConv2dLayer : ConvKeys {
   static constexpr LayerKind kind = LayerKind::kDepthwiseConv2d;
   static constexpr const char* name = "depthwise_conv2d";
   static constexpr LayerInput input = LayerInput::kSpatial2d;
   static constexpr MaskRule mask = MaskRule::kDrops;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("kernel_size", s.kernel_size, "Kernel size: n or [h, w].");
-    v("strides", s.strides, "Strides; default 1.");
-    v("padding", s.padding, "valid, same, or a number of zeros on each side.");
-    v("depth_multiplier", s.depth_multiplier, "Output channels per input channel.", at_least(1));
-    v("dilation_rate", s.dilation_rate, "Dilation of the kernel; default 1.");
-    v("activation", s.activation, "Activation applied to the output.");
-    v("use_bias", s.use_bias, "Add a bias.");
-    kernel_fields(s, v);
+  int64_t depth_multiplier = 1;
+
+  template <class V> void fields(V& v) {
+    window_fields(v);
+    v("depth_multiplier", depth_multiplier, "Output channels per input channel.", at_least(1));
+    dilation_field(v);
+    output_fields(v);
   }
-  static void check(const LayerSpec& s, LayerProblems& p) {
-    check_kernel_fields(s, p);
-    if (s.kernel_size.empty()) p.missing("kernel_size");
-    check_dims(s.kernel_size, 2, "kernel_size", p);
-    check_dims(s.strides, 2, "strides", p);
-    check_dims(s.dilation_rate, 2, "dilation_rate", p);
-  }
+  void check(LayerProblems& p) const { check_window(2, p); }
 };
 
 struct Upsampling2dLayer {
@@ -66,13 +65,16 @@ struct Upsampling2dLayer {
   static constexpr const char* name = "upsampling2d";
   static constexpr LayerInput input = LayerInput::kSpatial2d;
   static constexpr MaskRule mask = MaskRule::kDrops;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("size", s.size, "Factor: n or [h, w].");
-    v("interpolation", s.interpolation, "nearest or bilinear (half-pixel centres, as Keras).");
+  Dims size{2};
+  Interpolation interpolation = Interpolation::kNearest;
+
+  template <class V> void fields(V& v) {
+    v("size", size, "Factor: n or [h, w].");
+    v("interpolation", interpolation, "nearest or bilinear (half-pixel centres, as Keras).");
   }
-  static void check(const LayerSpec& s, LayerProblems& p) {
-    check_dims(s.size, 2, "size", p);
-    if (s.interpolation == Interpolation::kArea) p.bad("interpolation", "upsampling2d takes nearest or bilinear");
+  void check(LayerProblems& p) const {
+    check_dims(size, 2, "size", p);
+    if (interpolation == Interpolation::kArea) p.bad("interpolation", "upsampling2d takes nearest or bilinear");
   }
 };
 
@@ -85,10 +87,12 @@ struct Padding2dLayer {
                                                                              : "replication_padding2d";
   static constexpr LayerInput input = LayerInput::kSpatial2d;
   static constexpr MaskRule mask = MaskRule::kDrops;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("padding", s.padding_layer.padding, "Rows and columns added: n, [height, width] or [top, bottom, left, right].");
+  Amounts padding{{1}};
+
+  template <class V> void fields(V& v) {
+    v("padding", padding, "Rows and columns added: n, [height, width] or [top, bottom, left, right].");
   }
-  static void check(const LayerSpec&, LayerProblems&) {}
+  void check(LayerProblems&) const {}
 };
 
 struct Cropping2dLayer {
@@ -96,20 +100,20 @@ struct Cropping2dLayer {
   static constexpr const char* name = "cropping2d";
   static constexpr LayerInput input = LayerInput::kSpatial2d;
   static constexpr MaskRule mask = MaskRule::kDrops;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("cropping", s.cropping, "Rows and columns removed: n, [height, width] or [top, bottom, left, right].");
+  Amounts cropping{{0}};
+
+  template <class V> void fields(V& v) {
+    v("cropping", cropping, "Rows and columns removed: n, [height, width] or [top, bottom, left, right].");
   }
-  static void check(const LayerSpec&, LayerProblems&) {}
+  void check(LayerProblems&) const {}
 };
 
 // Maximum over every dimension after the channels: (None, C, ...) -> (None, C).
-struct GlobalMaxPoolLayer {
+struct GlobalMaxPoolLayer : NoKeys {
   static constexpr LayerKind kind = LayerKind::kGlobalMaxPool;
   static constexpr const char* name = "global_maxpool";
   static constexpr LayerInput input = LayerInput::kSpatial;
   static constexpr MaskRule mask = MaskRule::kDrops;
-  template <class V> static void fields(LayerSpec&, V&) {}
-  static void check(const LayerSpec&, LayerProblems&) {}
 };
 
 // Normalised over the channels at every position (Keras LayerNormalization
@@ -119,30 +123,56 @@ struct LayerNormLayer {
   static constexpr const char* name = "layernorm";
   static constexpr LayerInput input = LayerInput::kAny;
   static constexpr MaskRule mask = MaskRule::kKeeps;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("epsilon", s.epsilon, "Added to the variance.", positive());
-    v("center", s.center, "Learn an offset (beta).");
-    v("scale", s.scale, "Learn a factor (gamma).");
+  double epsilon = 1e-3;
+  bool center = true;
+  bool scale = true;
+
+  template <class V> void fields(V& v) {
+    v("epsilon", epsilon, "Added to the variance.", positive());
+    v("center", center, "Learn an offset (beta).");
+    v("scale", scale, "Learn a factor (gamma).");
   }
-  static void check(const LayerSpec&, LayerProblems&) {}
+  void check(LayerProblems&) const {}
 };
 
-// groupnorm (Keras GroupNormalization) and instancenorm (one group per channel).
-template <LayerKind K>
-struct GroupNormLayer {
-  static constexpr LayerKind kind = K;
-  static constexpr const char* name = K == LayerKind::kGroupNorm ? "groupnorm" : "instancenorm";
+// The keys groupnorm and instancenorm share.
+struct ChannelNormKeys {
+  double epsilon = 1e-3;
+  bool center = true;
+  bool scale = true;
+
+  template <class V> void norm_fields(V& v) {
+    v("epsilon", epsilon, "Added to the variance.", positive());
+    v("center", center, "Learn an offset (beta) per channel.");
+    v("scale", scale, "Learn a factor (gamma) per channel (PyTorch's InstanceNorm2d: both false).");
+  }
+  void check(LayerProblems& p) const {
+    if (center != scale) p.bad("center", "center and scale are learned together or not at all");
+  }
+};
+
+// Keras GroupNormalization.
+struct GroupNormLayer : ChannelNormKeys {
+  static constexpr LayerKind kind = LayerKind::kGroupNorm;
+  static constexpr const char* name = "groupnorm";
   static constexpr LayerInput input = LayerInput::kSpatial;
   static constexpr MaskRule mask = MaskRule::kDrops;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    if constexpr (K == LayerKind::kGroupNorm) v("groups", s.group_norm.groups, "Groups of channels.", at_least(1));
-    v("epsilon", s.epsilon, "Added to the variance.", positive());
-    v("center", s.center, "Learn an offset (beta) per channel.");
-    v("scale", s.scale, "Learn a factor (gamma) per channel (PyTorch's InstanceNorm2d: both false).");
+  int64_t groups = 32;
+
+  template <class V> void fields(V& v) {
+    v("groups", groups, "Groups of channels.", at_least(1));
+    norm_fields(v);
   }
-  static void check(const LayerSpec& s, LayerProblems& p) {
-    if (s.center != s.scale) p.bad("center", "center and scale are learned together or not at all");
-  }
+};
+
+// A group norm with one group per channel.
+struct InstanceNormLayer : ChannelNormKeys {
+  static constexpr LayerKind kind = LayerKind::kInstanceNorm;
+  static constexpr const char* name = "instancenorm";
+  static constexpr LayerInput input = LayerInput::kSpatial;
+  static constexpr MaskRule mask = MaskRule::kDrops;
+
+  template <class V> void fields(V& v) { norm_fields(v); }
 };
 
 // Whole channels dropped while training (Keras SpatialDropout1D/2D).
@@ -152,10 +182,12 @@ struct SpatialDropoutLayer {
   static constexpr const char* name = Rank == 1 ? "spatial_dropout1d" : "spatial_dropout2d";
   static constexpr LayerInput input = Rank == 1 ? LayerInput::kSpatial1d : LayerInput::kSpatial2d;
   static constexpr MaskRule mask = Rank == 1 ? MaskRule::kKeeps : MaskRule::kDrops;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("rate", s.rate, "Fraction of channels dropped while training.", unit_interval());
+  double rate = 0.5;
+
+  template <class V> void fields(V& v) {
+    v("rate", rate, "Fraction of channels dropped while training.", unit_interval());
   }
-  static void check(const LayerSpec&, LayerProblems&) {}
+  void check(LayerProblems&) const {}
 };
 
 struct GaussianNoiseLayer {
@@ -163,10 +195,12 @@ struct GaussianNoiseLayer {
   static constexpr const char* name = "gaussian_noise";
   static constexpr LayerInput input = LayerInput::kAny;
   static constexpr MaskRule mask = MaskRule::kKeeps;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("stddev", s.stddev, "Standard deviation of the noise added while training.", non_negative());
+  double stddev = 0.1;
+
+  template <class V> void fields(V& v) {
+    v("stddev", stddev, "Standard deviation of the noise added while training.", non_negative());
   }
-  static void check(const LayerSpec&, LayerProblems&) {}
+  void check(LayerProblems&) const {}
 };
 
 }  // namespace trainer

@@ -6,81 +6,104 @@
 // See spec/layer_kinds.h.
 #include <string>
 
-#include "spec/checks.h"
-#include "spec/layer_spec.h"
+#include "spec/layer_basics.h"
+#include "spec/layer_kinds_core.h"
 
 namespace trainer {
 
 // lstm and gru (Keras LSTM, GRU with reset_after: PyTorch's formulation).
 template <LayerKind K>
-struct RecurrentLayer {
+struct RecurrentLayer : KernelKeys {
   static constexpr LayerKind kind = K;
   static constexpr const char* name = K == LayerKind::kLstm ? "lstm" : "gru";
   static constexpr LayerInput input = LayerInput::kSequence;
   static constexpr MaskRule mask = MaskRule::kKeepsSequences;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("units", s.units, "Size of the state (per direction).");
-    v("return_sequences", s.return_sequences, "Output every step, (None, units, length), instead of the last state.");
-    v("bidirectional", s.bidirectional, "Also read the sequence backwards and join both (Keras Bidirectional, concat).");
-    v("dropout", s.dropout, "Fraction of the input features dropped while training (one mask for all steps).",
+  static constexpr bool is_lstm = K == LayerKind::kLstm;
+  SizeRef units = SizeRef::of(0);
+  bool return_sequences = false;
+  bool bidirectional = false;
+  double dropout = 0.0;
+  Initializer recurrent_initializer = Initializer::kDefault;
+
+  template <class V> void fields(V& v) {
+    v("units", units, "Size of the state (per direction).");
+    v("return_sequences", return_sequences, "Output every step, (None, units, length), instead of the last state.");
+    v("bidirectional", bidirectional, "Also read the sequence backwards and join both (Keras Bidirectional, concat).");
+    v("dropout", dropout, "Fraction of the input features dropped while training (one mask for all steps).",
       unit_interval());
-    kernel_fields(s, v);
-    v("recurrent_initializer", s.recurrent_initializer,
+    kernel_fields(v);
+    v("recurrent_initializer", recurrent_initializer,
       "The state-to-state kernel's: as kernel_initializer; default (model.init: keras) is orthogonal, as Keras's.");
   }
-  static void check(const LayerSpec& s, LayerProblems& p) {
-    check_kernel_fields(s, p);
-    if (s.units.is_keyword() || s.units.value < 1) p.bad("units", "expected a positive integer");
+  void check(LayerProblems& p) const {
+    check_kernel_fields(p);
+    if (!is_positive_size(units)) p.bad("units", "expected a positive integer");
+  }
+  bool is_quiet_default(const std::string& key) const {
+    return KernelKeys::is_quiet_default(key) ||
+           (key == "recurrent_initializer" && recurrent_initializer == Initializer::kDefault);
   }
 };
 
 // A learned vector per position added to the sequence (keras_hub PositionEmbedding).
-struct PositionalEmbeddingLayer {
+struct PositionalEmbeddingLayer : NoKeys {
   static constexpr LayerKind kind = LayerKind::kPositionalEmbedding;
   static constexpr const char* name = "positional_embedding";
   static constexpr LayerInput input = LayerInput::kSequence;
   static constexpr MaskRule mask = MaskRule::kKeeps;
-  template <class V> static void fields(LayerSpec&, V&) {}
-  static void check(const LayerSpec&, LayerProblems&) {}
+};
+
+// The keys of the attention layers.
+struct AttentionKeys : KernelKeys {
+  int64_t num_heads = 2;
+  double dropout = 0.0;
+  bool causal = false;
+
+  template <class V> void causal_field(V& v) {
+    v("causal", causal, "Each step attends only to itself and earlier steps (Keras's use_causal_mask), as "
+                        "decoders and next-token models need.");
+  }
 };
 
 // Self-attention over the sequence (Keras MultiHeadAttention with query,
 // key and value the same tensor); the output has the input's features.
-struct MultiHeadAttentionLayer {
+struct MultiHeadAttentionLayer : AttentionKeys {
   static constexpr LayerKind kind = LayerKind::kMultiHeadAttention;
   static constexpr const char* name = "multi_head_attention";
   static constexpr LayerInput input = LayerInput::kSequence;
   static constexpr MaskRule mask = MaskRule::kKeeps;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("num_heads", s.num_heads, "Attention heads.", at_least(1));
-    v("key_dim", s.key_dim, "Size of each head's queries, keys and values; 0 = features / num_heads.", at_least(0));
-    v("dropout", s.dropout, "Dropout on the attention weights while training.", unit_interval());
-    v("causal", s.causal, "Each step attends only to itself and earlier steps (Keras's use_causal_mask), as "
-      "decoders and next-token models need.");
-    kernel_fields(s, v);
+  int64_t key_dim = 0;
+
+  template <class V> void fields(V& v) {
+    v("num_heads", num_heads, "Attention heads.", at_least(1));
+    v("key_dim", key_dim, "Size of each head's queries, keys and values; 0 = features / num_heads.", at_least(0));
+    v("dropout", dropout, "Dropout on the attention weights while training.", unit_interval());
+    causal_field(v);
+    kernel_fields(v);
   }
-  static void check(const LayerSpec& s, LayerProblems& p) { check_kernel_fields(s, p); }
+  void check(LayerProblems& p) const { check_kernel_fields(p); }
 };
 
 // keras_hub TransformerEncoder (post-norm): x = norm(x + attention(x)),
 // x = norm(x + dense(relu(dense(x)))); causal on request.
-struct TransformerEncoderLayer {
+struct TransformerEncoderLayer : AttentionKeys {
   static constexpr LayerKind kind = LayerKind::kTransformerEncoder;
   static constexpr const char* name = "transformer_encoder";
   static constexpr LayerInput input = LayerInput::kSequence;
   static constexpr MaskRule mask = MaskRule::kKeeps;
-  template <class V> static void fields(LayerSpec& s, V& v) {
-    v("num_heads", s.num_heads, "Attention heads; each has features / num_heads dimensions.", at_least(1));
-    v("intermediate_dim", s.intermediate_dim, "Width of the feed-forward layer.", at_least(1));
-    v("dropout", s.dropout, "Dropout after the attention and the feed-forward layer while training.",
+  int64_t intermediate_dim = 0;
+
+  template <class V> void fields(V& v) {
+    v("num_heads", num_heads, "Attention heads; each has features / num_heads dimensions.", at_least(1));
+    v("intermediate_dim", intermediate_dim, "Width of the feed-forward layer.", at_least(1));
+    v("dropout", dropout, "Dropout after the attention and the feed-forward layer while training.",
       unit_interval());
-    v("causal", s.causal, "Each step attends only to itself and earlier steps (Keras's use_causal_mask), as "
-      "decoders and next-token models need.");
-    kernel_fields(s, v);
+    causal_field(v);
+    kernel_fields(v);
   }
-  static void check(const LayerSpec& s, LayerProblems& p) {
-    check_kernel_fields(s, p);
-    if (s.intermediate_dim < 1) p.missing("intermediate_dim");
+  void check(LayerProblems& p) const {
+    check_kernel_fields(p);
+    if (intermediate_dim < 1) p.missing("intermediate_dim");
   }
 };
 

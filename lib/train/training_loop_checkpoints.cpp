@@ -49,7 +49,7 @@ std::string TrainingLoop::save(int64_t epochs_done, int64_t step_in_epoch, const
   cluster_.set_phase(Phase::kCheckpoint, epochs_done, step_in_epoch);
   Stopwatch clock;
   TrainingState state = state_;
-  state.optimizer = to_string(config_.optimizer.name);
+  state.optimizer = to_string(config_.optimizer.name());
   if (const LossScaler* scaler = precision_.scaler()) state.loss_scaler = scaler->state();
   if (device_.is_cuda()) state.rng_gpu = gpu_rng_state(device_.index());
   state.epoch = epochs_done;

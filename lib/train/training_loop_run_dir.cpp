@@ -68,7 +68,7 @@ void TrainingLoop::resume_run() {
     record_.write();
   }
   const std::string checkpoint = load_newest_usable(point, state_, *experiment_.model.net, optimizer_.get(),
-                                                    device_, to_string(config_.optimizer.name));
+                                                    device_, to_string(config_.optimizer.name()));
   if (cluster_.is_root()) keep_config_in_force(run_, to_yaml(config_));
   if (LossScaler* scaler = precision_.scaler(); scaler && state_.loss_scaler.defined())
     scaler->load_state(state_.loss_scaler);
@@ -122,7 +122,7 @@ void TrainingLoop::log_header() const {
              count_of(static_cast<int64_t>(experiment_.model.summary.size()) - (experiment_.model.is_graph ? 1 : 0),
                       "layer"),
              count_of(parameters, "parameter"),
-             to_string(config_.optimizer.name), *config_.optimizer.lr, precision_.describe());
+             to_string(config_.optimizer.name()), *config_.optimizer.lr, precision_.describe());
   if (!runtime_.memory_budget.empty()) log().info("{}", runtime_.memory_budget);
   log().info("batch {} per device, global {}; {} per epoch; {}; run directory {}", config_.train.batch_size,
              config_.train.batch_size * cluster_.world_size(), count_of(steps_per_epoch_, "step"),

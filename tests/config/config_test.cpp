@@ -39,10 +39,11 @@ TEST_CASE("a minimal experiment gets every default", "[config]") {
   CHECK(config.experiment.name == "tiny");
   CHECK(config.data.dataset == DatasetKind::kSynthetic);
   CHECK(config.train.batch_size == 32);
-  CHECK(config.optimizer.name == OptimizerKind::kAdam);
+  CHECK(config.optimizer.name() == OptimizerKind::kAdam);
   CHECK(*config.optimizer.lr == Approx(0.001));
   CHECK(config.model.layers.size() == 1);
-  CHECK(config.model.layers[0].units.keyword == "classes");
+  REQUIRE(config.model.layers[0].as<DenseLayer>());
+  CHECK(config.model.layers[0].as<DenseLayer>()->units.keyword == "classes");
   CHECK(config.devices.entries == std::vector<std::string>{"cpu"});
 }
 
@@ -51,7 +52,8 @@ TEST_CASE("optimizer defaults follow Keras per optimizer", "[config]") {
   CHECK(*sgd.optimizer.lr == Approx(0.01));
   const auto adamw = parse_experiment(std::string(kMinimal) + "optimizer: {name: adamw}\n", "exp.yaml");
   CHECK(*adamw.optimizer.weight_decay == Approx(0.004));
-  CHECK(adamw.optimizer.epsilon == Approx(1e-7));
+  REQUIRE(adamw.optimizer.as<AdamOptimizer<OptimizerKind::kAdamw>>());
+  CHECK(adamw.optimizer.as<AdamOptimizer<OptimizerKind::kAdamw>>()->epsilon == Approx(1e-7));
 }
 
 TEST_CASE("unknown keys name file, line, column and the nearest key", "[config]") {
@@ -100,7 +102,7 @@ TEST_CASE("a run's recorded config.yaml may hold every optimizer's keys, as earl
                                      "initial_accumulator: 0.1, momentum_decay: 0.004}\n";
   CHECK_THROWS_AS(load_experiment(path), ConfigError);
   const ExperimentConfig recorded = load_recorded_experiment(path);
-  CHECK(recorded.optimizer.name == OptimizerKind::kAdam);
+  CHECK(recorded.optimizer.name() == OptimizerKind::kAdam);
   CHECK(*recorded.optimizer.lr == Approx(0.002));
   // What trainer writes now reads back strictly.
   std::ofstream(path) << to_yaml(recorded);
@@ -117,6 +119,41 @@ TEST_CASE("a key of another layer type names the types that take it", "[config]"
   CHECK_THAT(layer[0], Catch::Contains("unknown key 'model.layers[0].kernel_size': dense takes no 'kernel_size' "
                                        "(conv1d, conv2d, conv1d_transpose, conv2d_transpose and "));
   CHECK_THAT(layer[0], Catch::Contains("dense takes: type, name, inputs, repeat, units,"));
+}
+
+TEST_CASE("a layer's keys are read into its kind's entry, and an optimizer's into its own", "[config]") {
+  const auto config = parse_experiment(R"(experiment: {name: kinds}
+data: {dataset: synthetic}
+model:
+  layers:
+    - {type: reshape, target_shape: [1, 4, 4]}
+    - {type: conv2d, filters: 4, kernel_size: 3, padding: same, activation: relu}
+    - {type: instancenorm, epsilon: 0.01}
+    - {type: flatten}
+    - {type: dense, units: classes, activation: softmax}
+optimizer: {name: rmsprop, rho: 0.5}
+)",
+                                       "exp.yaml");
+  const auto* conv = config.model.layers[1].as<ConvLayer<LayerKind::kConv2d, 2>>();
+  REQUIRE(conv);
+  CHECK(conv->filters.value == 4);
+  CHECK(conv->kernel_size == Dims{3});
+  CHECK(conv->padding.mode == ConvPadding::kSame);
+  CHECK(conv->activation == Activation::kRelu);
+  CHECK(config.model.layers[1].type() == LayerKind::kConv2d);
+  REQUIRE(config.model.layers[2].as<InstanceNormLayer>());
+  CHECK(config.model.layers[2].as<InstanceNormLayer>()->epsilon == Approx(0.01));
+  CHECK(config.model.layers[4].activation() == Activation::kSoftmax);
+  CHECK_FALSE(config.model.layers[3].activation());  // flatten takes none
+  REQUIRE(config.optimizer.as<RmspropOptimizer>());
+  CHECK(config.optimizer.as<RmspropOptimizer>()->rho == Approx(0.5));
+  // instancenorm has one group per channel: `groups` is groupnorm's key.
+  const auto groups = problems_of(R"(model:
+  layers:
+    - {type: instancenorm, groups: 4}
+)");
+  REQUIRE(groups.size() == 1);
+  CHECK_THAT(groups[0], Catch::Contains("instancenorm takes no 'groups' (conv1d, conv2d, groupnorm do)"));
 }
 
 TEST_CASE("wrong types and out-of-range values say what was expected", "[config]") {
@@ -211,7 +248,7 @@ TEST_CASE("command-line overrides go through the same checks", "[config]") {
                                         "metrics=[accuracy, top3]"});
   CHECK(*config.optimizer.lr == Approx(0.05));
   CHECK(config.train.epochs == 2);
-  CHECK(config.model.layers[0].units.value == 7);
+  CHECK(config.model.layers[0].as<DenseLayer>()->units.value == 7);
   CHECK(config.metrics == std::vector<std::string>{"accuracy", "top3"});
 
   SECTION("errors name the --set") {

@@ -10,7 +10,7 @@ TEST_CASE("every optimizer steps and its learning rate can be set", "[train][opt
                     OptimizerKind::kAdamw, OptimizerKind::kRmsprop, OptimizerKind::kNadam}) {
     INFO(to_string(kind));
     OptimizerConfig config;
-    config.name = kind;
+    config.set_name(kind);
     config.lr = 0.1;
     config.weight_decay = 0.0;
     auto p = torch::ones({3}, torch::requires_grad());

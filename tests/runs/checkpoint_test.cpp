@@ -19,7 +19,7 @@ TEST_CASE("checkpoints restore model, optimizer, counters and the RNG", "[train]
   const std::string dir = testing::fresh_dir("checkpoint");
   torch::nn::Linear model(4, 2);
   OptimizerConfig config;
-  config.name = OptimizerKind::kAdam;
+  config.set_name(OptimizerKind::kAdam);
   config.lr = 0.01;
   config.weight_decay = 0.0;
   auto optimizer = make_optimizer(config, model->parameters());
@@ -47,7 +47,7 @@ TEST_CASE("checkpoints restore model, optimizer, counters and the RNG", "[train]
   }
   SECTION("another optimizer's state is a usage error naming both") {
     OptimizerConfig sgd = config;
-    sgd.name = OptimizerKind::kSgd;
+    sgd.set_name(OptimizerKind::kSgd);
     auto other_optimizer = make_optimizer(sgd, restored->parameters());
     CHECK_THROWS_WITH(load_checkpoint(dir + "/c.pt", *restored, other_optimizer.get(), torch::kCPU, "sgd"),
                       Catch::Contains("trained with optimizer adam, but the experiment says sgd"));

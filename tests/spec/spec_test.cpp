@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "spec/kind_keys.h"
-#include "spec/layer_kinds.h"
+#include "spec/layer_spec.h"
 #include "spec/metric_spec.h"
-#include "spec/optimizer_kinds.h"
+#include "spec/optimizer_config.h"
 
 using namespace trainer;
 
@@ -24,13 +24,13 @@ bool takes(const std::vector<std::string>& keys, const std::string& key) {
 
 OptimizerConfig optimizer(OptimizerKind kind) {
   OptimizerConfig config;
-  config.name = kind;
+  config.set_name(kind);
   return config;
 }
 
 LayerSpec layer(LayerKind kind) {
   LayerSpec spec;
-  spec.type = kind;
+  spec.set_type(kind);
   return spec;
 }
 
@@ -88,6 +88,35 @@ TEST_CASE("a key of another optimizer or layer kind is named with the kinds that
   CHECK_THAT(layer(LayerKind::kDense).foreign_key_note("num_heads"),
              Catch::StartsWith("dense takes no 'num_heads' (multi_head_attention, transformer_encoder do)"));
   CHECK(layer(LayerKind::kDense).foreign_key_note("no_such_key").empty());
+}
+
+TEST_CASE("a new type or name gives the kind's own keys at their defaults, and the common keys stay", "[spec]") {
+  LayerSpec spec;
+  spec.name = "features";
+  spec.inputs = {"input"};
+  spec.set_type(LayerKind::kConv1d);
+  auto* conv = spec.as<ConvLayer<LayerKind::kConv1d, 1>>();
+  REQUIRE(conv);
+  conv->filters = SizeRef::of(8);
+  spec.set_type(LayerKind::kConv1d);  // the same type: nothing changes
+  CHECK(spec.as<ConvLayer<LayerKind::kConv1d, 1>>()->filters.value == 8);
+  spec.set_type(LayerKind::kDense);
+  CHECK_FALSE(spec.as<ConvLayer<LayerKind::kConv1d, 1>>());
+  REQUIRE(spec.as<DenseLayer>());
+  CHECK(spec.as<DenseLayer>()->units.value == 0);
+  CHECK(spec.name == "features");
+  CHECK(spec.inputs == std::vector<std::string>{"input"});
+  CHECK(spec.type() == LayerKind::kDense);
+
+  OptimizerConfig config = optimizer(OptimizerKind::kNadam);
+  config.lr = 0.25;
+  REQUIRE(config.as<NadamOptimizer>());
+  CHECK(config.as<NadamOptimizer>()->momentum_decay == Approx(0.004));
+  config.set_name(OptimizerKind::kMomentum);
+  CHECK(config.name() == OptimizerKind::kMomentum);
+  REQUIRE(config.as<MomentumOptimizer>());
+  CHECK(config.as<MomentumOptimizer>()->momentum == Approx(0.9));
+  CHECK(*config.lr == 0.25);
 }
 
 TEST_CASE("each optimizer's default learning rate and weight decay are Keras's, held once", "[spec][optimizer]") {
