@@ -8,6 +8,9 @@
 #include <fstream>
 #include <regex>
 #include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli_runner.h"
 
@@ -166,4 +169,31 @@ TEST_CASE("docs/development.md's layout names every folder of lib/ and tests/, a
     INFO("tests/" << name);
     CHECK((folders.count("lib/" + name) == 1 || name == "cli" || name == "fuzz"));
   }
+}
+
+TEST_CASE("docs/deblurring.md lists every photograph deblur-photos.sh --more gathers, with its licence", "[docs]") {
+  const std::string doc = read_text(source_dir() + "/docs/deblurring.md");
+  const size_t table = doc.find("<!-- deblur-more-photos -->");
+  REQUIRE(table != std::string::npos);
+  std::ifstream manifest(source_dir() + "/scripts/deblur-photos-more.tsv");
+  REQUIRE(manifest);
+  std::string line;
+  int photos = 0, held_out = 0;
+  while (std::getline(manifest, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    std::stringstream row(line);
+    for (std::string field; std::getline(row, field, '\t');) fields.push_back(field);
+    INFO(line);
+    REQUIRE(fields.size() == 5);
+    CHECK((fields[2] == "train" || fields[2] == "valid"));
+    // The row names the package, the file, the split and the licence.
+    CHECK(doc.find("| `" + fields[0] + "`: `" + fields[1] + "` | " + fields[2] + " | " + fields[3] + " |", table) !=
+          std::string::npos);
+    ++photos;
+    held_out += fields[2] == "valid";
+  }
+  // With the base set's 27 (5 held out): at least 100 photos, 20 held out.
+  CHECK(photos + 27 >= 100);
+  CHECK(held_out + 5 >= 20);
 }
