@@ -16,9 +16,10 @@ void add_summary_command(CLI::App& app, Action& selected) {
     selected = [args] {
       const ExperimentConfig config = load_experiment(args->file, args->overrides);
       configure_runtime(config, torch::kCPU);
-      // The data set decides input shape, vocabulary and classes.
-      const Experiment experiment = prepare_experiment(config, torch::kCPU);
-      std::cout << format_summary(config.experiment.name, experiment.model.summary, experiment.model.is_graph);
+      // The data set decides input shape, vocabulary and classes, unless the
+      // experiment file fixes them.
+      const Model model = build_model_to_inspect(config);
+      std::cout << format_summary(config.experiment.name, model.summary, model.is_graph);
     };
   });
 }

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "spec/data_info.h"
@@ -11,16 +12,29 @@
 
 namespace trainer {
 
+struct DeferredDegradation;  // data/deferred_degradation.h
+
+// A batch as a SampleSource makes it: inputs and targets, stacked; or the
+// targets and what the step's device does to make the inputs
+// (data.degrade.on_device), `inputs` then undefined until deferred->finish().
+struct SampleBatch {
+  torch::Tensor inputs;
+  torch::Tensor targets;
+  std::shared_ptr<const DeferredDegradation> deferred;
+  // The inputs, made where the deferred work's tensors are if need be.
+  torch::Tensor finished_inputs() const;
+};
+
 // Samples made as their batch is assembled, not held as rows: image patches
 // cut from cached images, augmented, degraded. Called from several loader
 // threads at once.
 class SampleSource {
  public:
   virtual ~SampleSource() = default;
-  // Inputs and targets of samples `ids`, stacked. `epoch` (from 1) seeds a
-  // training sample's random choices, so that a resumed epoch repeats them;
-  // 0 asks for the fixed samples validation sees.
-  virtual std::pair<torch::Tensor, torch::Tensor> assemble(const int64_t* ids, int64_t count, int64_t epoch) const = 0;
+  // Samples `ids`, stacked. `epoch` (from 1) seeds a training sample's random
+  // choices, so that a resumed epoch repeats them; 0 asks for the fixed
+  // samples validation sees.
+  virtual SampleBatch assemble(const int64_t* ids, int64_t count, int64_t epoch) const = 0;
 };
 
 struct TensorDataset {
@@ -47,5 +61,18 @@ DataSplits load_dataset(const DataConfig& config, int64_t seed);
 // or the files cannot be read (loading then says why). Never downloads.
 // train_size and valid_size stay 0.
 std::optional<DataInfo> preview_dataset(const DataConfig& config);
+
+// What the experiment file alone says the data will be, for a command that
+// must not need the data at hand (`trainer summary`): the input shape where
+// the file fixes it (synthetic; reuters with a sequence_length; mnist and
+// fashion_mnist, 28 x 28 as Keras ships them; image_pairs and image_degrade
+// with data.patch_size or data.images.size; image_folder with
+// data.images.size, its classes then unknown), else nullopt and `missing`
+// saying which key would fix it. Reads no file.
+struct ConfigDescription {
+  std::optional<DataInfo> info;
+  std::string missing;  // "data.sequence_length (...)"; empty with `info`, or where no key would do (tabular)
+};
+ConfigDescription describe_from_config(const DataConfig& config);
 
 }  // namespace trainer

@@ -10,6 +10,8 @@ namespace trainer {
 std::optional<DataInfo> preview_idx_dataset(const DataConfig& config, const std::string& name);
 std::optional<DataInfo> preview_reuters(const DataConfig& config);
 DataInfo preview_synthetic(const SyntheticConfig& config);
+// mnist and fashion_mnist as Keras ships them: 28 x 28 grey, ten classes.
+DataInfo keras_idx_info(const std::string& name);
 std::optional<DataInfo> preview_image_folder(const DataConfig& config);
 std::optional<DataInfo> preview_image_pairs(const DataConfig& config);
 std::optional<DataInfo> preview_image_degrade(const DataConfig& config);

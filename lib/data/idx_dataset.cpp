@@ -84,6 +84,15 @@ std::vector<std::string> idx_class_names(const std::string& name) {
 
 }  // namespace
 
+DataInfo keras_idx_info(const std::string& name) {
+  DataInfo info;
+  info.name = name;
+  info.input_shape = {1, 28, 28};
+  info.classes = kIdxClasses;
+  info.class_names = idx_class_names(name);
+  return info;
+}
+
 std::optional<DataInfo> preview_idx_dataset(const DataConfig& config, const std::string& name) {
   try {
     const std::string path = find_idx_file(locate_idx_dataset(config, name), "train-images-idx3-ubyte");

@@ -18,6 +18,14 @@ double uniform(std::mt19937_64& random, double low, double high) {
 // A value from [low, high] (low itself when they are equal).
 double draw(std::mt19937_64& random, const Span& span) { return span.low + (span.high - span.low) * uniform(random, 0, 1); }
 
+// Sebastiano Vigna's splitmix64 finaliser: a 64-bit value's bits well mixed.
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
 // Draws whatever the probability, so that the draws after it stay put.
 bool happens(std::mt19937_64& random, double probability) { return uniform(random, 0, 1) < probability; }
 
@@ -70,12 +78,19 @@ PixelWindow convolve_valid(const PixelWindow& in, const BlurKernel& kernel) {
   return out;
 }
 
-// Separable Gaussian blur, valid: `radius` pixels lost on every side.
-PixelWindow gaussian_blur_valid(const PixelWindow& in, double sigma, int64_t radius) {
+// The 2 * radius + 1 taps of a Gaussian, summing to 1.
+std::vector<float> gaussian_taps(double sigma, int64_t radius) {
   std::vector<float> taps(static_cast<size_t>(2 * radius + 1));
   double sum = 0;
-  for (int64_t i = -radius; i <= radius; ++i) sum += taps[static_cast<size_t>(i + radius)] = std::exp(-0.5 * i * i / (sigma * sigma));
+  for (int64_t i = -radius; i <= radius; ++i)
+    sum += taps[static_cast<size_t>(i + radius)] = static_cast<float>(std::exp(-0.5 * static_cast<double>(i * i) / (sigma * sigma)));
   for (float& tap : taps) tap = static_cast<float>(tap / sum);
+  return taps;
+}
+
+// Separable Gaussian blur, valid: `radius` pixels lost on every side.
+PixelWindow gaussian_blur_valid(const PixelWindow& in, double sigma, int64_t radius) {
+  const std::vector<float> taps = gaussian_taps(sigma, radius);
   const int64_t c = in.channels;
   PixelWindow rows{in.height, in.width - 2 * radius, c, {}};
   rows.values.assign(static_cast<size_t>(rows.height * rows.width * c), 0.0f);
@@ -157,17 +172,48 @@ Degradation draw_degradation(const DegradeConfig& config, std::mt19937_64& rando
   const bool jpeg = happens(random, config.jpeg.probability);
   const double quality = draw(random, config.jpeg.quality);
   if (jpeg) d.jpeg_quality = static_cast<int>(std::clamp<long>(std::lround(quality), 1, 100));
+  d.noise_key = random();
   return d;
 }
 
-PixelWindow apply_degradation(const Degradation& degradation, const PixelWindow& sharp, std::mt19937_64& random) {
+BlurKernel combined_blur(const Degradation& degradation) {
+  BlurKernel kernel = degradation.motion ? *degradation.motion : BlurKernel{};
+  const int64_t radius = gaussian_radius(degradation.gaussian_sigma);
+  if (radius == 0) return kernel;
+  // The Gaussian's taps as gaussian_blur_valid weighs them, spread over the
+  // motion kernel: a full convolution of the two.
+  const std::vector<float> taps = gaussian_taps(degradation.gaussian_sigma, radius);
+  BlurKernel out;
+  out.size = kernel.size + 2 * radius;
+  out.weights.assign(static_cast<size_t>(out.size * out.size), 0.0f);
+  for (int64_t y = 0; y < kernel.size; ++y)
+    for (int64_t x = 0; x < kernel.size; ++x) {
+      const float w = kernel.weights[static_cast<size_t>(y * kernel.size + x)];
+      if (w == 0) continue;
+      for (int64_t i = 0; i <= 2 * radius; ++i)
+        for (int64_t j = 0; j <= 2 * radius; ++j)
+          out.weights[static_cast<size_t>((y + i) * out.size + x + j)] +=
+              w * taps[static_cast<size_t>(i)] * taps[static_cast<size_t>(j)];
+    }
+  return out;
+}
+
+double counter_normal(uint64_t key, uint64_t index) {
+  const uint64_t first = splitmix64(key ^ (index * 0xD1B54A32D192ED03ULL));
+  const uint64_t second = splitmix64(first);
+  // Two uniforms from the top 53 bits; the first in (0, 1], so its log is finite.
+  const double u1 = static_cast<double>((first >> 11) + 1) * 0x1.0p-53;
+  const double u2 = static_cast<double>(second >> 11) * 0x1.0p-53;
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
+}
+
+PixelWindow apply_degradation(const Degradation& degradation, const PixelWindow& sharp) {
   PixelWindow window = degradation.motion ? convolve_valid(sharp, *degradation.motion) : sharp;
   const int64_t radius = gaussian_radius(degradation.gaussian_sigma);
   if (radius > 0) window = gaussian_blur_valid(window, degradation.gaussian_sigma, radius);
-  if (degradation.noise_sigma > 0) {
-    std::normal_distribution<float> noise(0.0f, static_cast<float>(degradation.noise_sigma));
-    for (float& v : window.values) v += noise(random);
-  }
+  if (degradation.noise_sigma > 0)
+    for (size_t i = 0; i < window.values.size(); ++i)
+      window.values[i] += static_cast<float>(degradation.noise_sigma * counter_normal(degradation.noise_key, i));
   Image image = to_image(window);
   if (degradation.jpeg_quality > 0)
     image = decode_image(encode_jpeg(image, degradation.jpeg_quality, "a degraded patch"), "a degraded patch",

@@ -48,17 +48,32 @@ struct Degradation {
   std::optional<BlurKernel> motion;
   double gaussian_sigma = 0;  // 0: none
   double noise_sigma = 0;     // of 255; 0: none
+  uint64_t noise_key = 0;     // names the noise: see counter_normal
   int jpeg_quality = 0;       // 0: none
 
   // Pixels each blur reads beyond the window on every side.
   int64_t margin() const;
 };
 
+// Both blurs as one kernel (the motion kernel convolved with the Gaussian's;
+// a single tap where there is no blur), of radius margin(): a valid
+// convolution with it is the two valid convolutions apply_degradation does,
+// one after the other.
+BlurKernel combined_blur(const Degradation& degradation);
+
+// A standard normal value that depends on (key, index) alone: splitmix64
+// hashes and the Box-Muller transform, in integer and double arithmetic that
+// a GPU repeats exactly (data/deferred_degradation.h), so that noise is the
+// same wherever a degradation is applied. Noise value i of a window is
+// counter_normal(noise_key, i), i counting its values in PixelWindow's
+// order.
+double counter_normal(uint64_t key, uint64_t index);
+
 Degradation draw_degradation(const DegradeConfig& config, std::mt19937_64& random);
 
 // `sharp` is a window with degradation.margin() extra pixels on every side;
 // returns its centre, degraded, rounded to 8-bit values as a file would hold
-// them. The noise is drawn from `random`.
-PixelWindow apply_degradation(const Degradation& degradation, const PixelWindow& sharp, std::mt19937_64& random);
+// them.
+PixelWindow apply_degradation(const Degradation& degradation, const PixelWindow& sharp);
 
 }  // namespace trainer

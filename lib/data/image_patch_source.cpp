@@ -1,8 +1,11 @@
 #include "data/image_patch_source.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <random>
 
+#include "data/deferred_degradation.h"
 #include "data/image_degrade.h"
 
 namespace trainer {
@@ -20,18 +23,11 @@ std::mt19937_64 seeded(std::initializer_list<int64_t> parts) {
   return std::mt19937_64(sequence);
 }
 
-// The choices augmentation made for one sample.
-struct Orientation {
-  bool flip_horizontal = false, flip_vertical = false;
-  int quarter_turns = 0;  // counter-clockwise, as numpy's rot90
-  float brightness = 0;   // added to 0..255 values
-};
-
-Orientation draw_orientation(const AugmentConfig& augment, bool square, std::mt19937_64& random) {
+SampleOrientation draw_orientation(const AugmentConfig& augment, bool square, std::mt19937_64& random) {
   // All drawn whatever is enabled: switching one on leaves the others' draws.
   std::uniform_int_distribution<int> coin(0, 1), turns(0, 3);
   std::uniform_real_distribution<double> unit(-1, 1);
-  Orientation o;
+  SampleOrientation o;
   const bool h = coin(random) == 1, v = coin(random) == 1;
   const int k = turns(random);
   const double b = unit(random);
@@ -44,7 +40,7 @@ Orientation draw_orientation(const AugmentConfig& augment, bool square, std::mt1
 
 // Where output pixel (row, column) of an h x w sample comes from in the
 // window: the rotation undone, then the flips.
-std::pair<int64_t, int64_t> source_of(int64_t row, int64_t column, int64_t h, int64_t w, const Orientation& o) {
+std::pair<int64_t, int64_t> source_of(int64_t row, int64_t column, int64_t h, int64_t w, const SampleOrientation& o) {
   int64_t r = row, c = column;
   switch (o.quarter_turns) {
     case 1: r = column, c = w - 1 - row; break;
@@ -81,6 +77,8 @@ ImagePatchSource::ImagePatchSource(std::shared_ptr<const ImageCache> cache, std:
       config_(config),
       seed_(seed),
       training_(training),
+      // image_degrade's samples only: image_pairs' inputs are files.
+      defer_(config.degrade.on_device == DataPlacement::kDevice && !pairs_.empty() && pairs_.front().input < 0),
       per_image_(config.patch_size > 0 ? config.patches_per_image : 1) {
   const int64_t first = pairs_.empty() ? -1 : pairs_.front().target;
   height_ = config.patch_size > 0 ? config.patch_size : first >= 0 ? cache_->height(first) : 0;
@@ -90,54 +88,145 @@ ImagePatchSource::ImagePatchSource(std::shared_ptr<const ImageCache> cache, std:
 
 std::vector<int64_t> ImagePatchSource::sample_shape() const { return {channels_, height_, width_}; }
 
-void ImagePatchSource::make_sample(int64_t id, int64_t epoch, float* input, float* target) const {
-  const PatchPair& pair = pairs_[static_cast<size_t>(id / per_image_)];
+struct ImagePatchSource::Draw {
+  const PatchPair* pair = nullptr;
+  int64_t top = 0, left = 0;
+  SampleOrientation orientation;
+  std::optional<Degradation> degradation;  // image_degrade's
+};
+
+ImagePatchSource::Draw ImagePatchSource::draw_sample(int64_t id, int64_t epoch) const {
+  Draw d;
+  d.pair = &pairs_[static_cast<size_t>(id / per_image_)];
   const int64_t stream = training_ ? epoch : 0;
   std::mt19937_64 random = seeded({seed_, stream, id, training_ ? 1 : 2});
-  Image target_scratch, input_scratch;
-  const Image& sharp = cache_->pixels(pair.target, target_scratch);
-  const int64_t h = height_, w = width_;
-  int64_t top = 0, left = 0;
   if (config_.patch_size > 0) {
-    top = std::uniform_int_distribution<int64_t>(0, sharp.height - h)(random);
-    left = std::uniform_int_distribution<int64_t>(0, sharp.width - w)(random);
+    // The window's place needs the image's size, not its pixels.
+    d.top = std::uniform_int_distribution<int64_t>(0, cache_->height(d.pair->target) - height_)(random);
+    d.left = std::uniform_int_distribution<int64_t>(0, cache_->width(d.pair->target) - width_)(random);
   }
-  const Orientation o = training_ ? draw_orientation(config_.augment, h == w, random) : Orientation{};
-  PixelWindow degraded;
-  const Image* paired = nullptr;
-  if (pair.input >= 0) {
-    paired = &cache_->pixels(pair.input, input_scratch);
-  } else {
+  if (training_) d.orientation = draw_orientation(config_.augment, height_ == width_, random);
+  if (d.pair->input < 0) {
     std::mt19937_64 degrade_random = seeded({config_.degrade.seed, stream, id, 3});
-    const Degradation degradation = draw_degradation(config_.degrade, degrade_random);
-    degraded = apply_degradation(degradation, window_of(sharp, top, left, h, w, degradation.margin()), degrade_random);
+    d.degradation = draw_degradation(config_.degrade, degrade_random);
   }
-  float multiply = 1, add = 0;
-  if (config_.images.scale == PixelScale::kUnit) multiply = 1.0f / 255.0f;
-  if (config_.images.scale == PixelScale::kSymmetric) multiply = 1.0f / 127.5f, add = -1.0f;
-  const auto scaled = [&](float v) {
-    if (o.brightness != 0) v = std::clamp(v + o.brightness, 0.0f, 255.0f);
-    return v * multiply + add;
-  };
+  return d;
+}
+
+namespace {
+
+// value * multiply + add maps 0..255 to data.images.scale's range.
+std::pair<float, float> scaling_of(PixelScale scale) {
+  if (scale == PixelScale::kUnit) return {1.0f / 255.0f, 0.0f};
+  if (scale == PixelScale::kSymmetric) return {1.0f / 127.5f, -1.0f};
+  return {1.0f, 0.0f};
+}
+
+// `values` (an h x w window, PixelWindow's order) turned as `o` says,
+// brightened and scaled into `out` ([channels, h, w]).
+template <class Values>
+void orient_into(const Values& values, int64_t h, int64_t w, int64_t channels, const SampleOrientation& o,
+                 PixelScale scale, float* out) {
+  const auto [multiply, add] = scaling_of(scale);
   for (int64_t r = 0; r < h; ++r)
     for (int64_t c = 0; c < w; ++c) {
       const auto [sr, sc] = source_of(r, c, h, w, o);
-      for (int64_t ch = 0; ch < channels_; ++ch) {
-        const size_t at = static_cast<size_t>((ch * h + r) * w + c);
-        target[at] = scaled(sharp.at(top + sr, left + sc, ch));
-        input[at] = scaled(paired ? paired->at(top + sr, left + sc, ch) : degraded.at(sr, sc, ch));
+      for (int64_t ch = 0; ch < channels; ++ch) {
+        float v = values(sr, sc, ch);
+        if (o.brightness != 0) v = std::clamp(v + o.brightness, 0.0f, 255.0f);
+        out[static_cast<size_t>((ch * h + r) * w + c)] = v * multiply + add;
       }
     }
 }
 
-std::pair<torch::Tensor, torch::Tensor> ImagePatchSource::assemble(const int64_t* ids, int64_t count,
-                                                                    int64_t epoch) const {
-  torch::Tensor inputs = torch::empty({count, channels_, height_, width_});
-  torch::Tensor targets = torch::empty({count, channels_, height_, width_});
+}  // namespace
+
+void ImagePatchSource::make_target(const Draw& d, const Image& sharp, float* target) const {
+  orient_into([&](int64_t r, int64_t c, int64_t ch) { return sharp.at(d.top + r, d.left + c, ch); }, height_, width_,
+              channels_, d.orientation, config_.images.scale, target);
+}
+
+void ImagePatchSource::make_input(const Draw& d, const Image& sharp, float* input) const {
+  if (!d.degradation) {
+    Image scratch;
+    const Image& paired = cache_->pixels(d.pair->input, scratch);
+    orient_into([&](int64_t r, int64_t c, int64_t ch) { return paired.at(d.top + r, d.left + c, ch); }, height_,
+                width_, channels_, d.orientation, config_.images.scale, input);
+    return;
+  }
+  const PixelWindow degraded =
+      apply_degradation(*d.degradation, window_of(sharp, d.top, d.left, height_, width_, d.degradation->margin()));
+  orient_into([&](int64_t r, int64_t c, int64_t ch) { return degraded.at(r, c, ch); }, height_, width_, channels_,
+              d.orientation, config_.images.scale, input);
+}
+
+SampleBatch ImagePatchSource::assemble(const int64_t* ids, int64_t count, int64_t epoch) const {
+  if (defer_) return assemble_deferred(ids, count, epoch);
+  SampleBatch batch{torch::empty({count, channels_, height_, width_}),
+                    torch::empty({count, channels_, height_, width_}), nullptr};
   const int64_t per_sample = channels_ * height_ * width_;
-  for (int64_t i = 0; i < count; ++i)
-    make_sample(ids[i], epoch, inputs.data_ptr<float>() + i * per_sample, targets.data_ptr<float>() + i * per_sample);
-  return {inputs, targets};
+  for (int64_t i = 0; i < count; ++i) {
+    const Draw d = draw_sample(ids[i], epoch);
+    Image scratch;
+    const Image& sharp = cache_->pixels(d.pair->target, scratch);
+    make_target(d, sharp, batch.targets.data_ptr<float>() + i * per_sample);
+    make_input(d, sharp, batch.inputs.data_ptr<float>() + i * per_sample);
+  }
+  return batch;
+}
+
+SampleBatch ImagePatchSource::assemble_deferred(const int64_t* ids, int64_t count, int64_t epoch) const {
+  std::vector<Draw> draws;
+  int64_t margin = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    draws.push_back(draw_sample(ids[i], epoch));
+    if (draws.back().degradation->jpeg_quality == 0) margin = std::max(margin, draws.back().degradation->margin());
+  }
+  const int64_t size = 2 * margin + 1;
+  auto deferred = std::make_shared<DeferredDegradation>();
+  deferred->windows = torch::zeros({count, channels_, height_ + 2 * margin, width_ + 2 * margin});
+  deferred->kernels = torch::zeros({count, size, size});
+  deferred->noise_sigmas = torch::zeros({count}, torch::kDouble);
+  deferred->noise_keys = torch::zeros({count}, torch::kInt64);
+  deferred->brightness = torch::zeros({count});
+  std::tie(deferred->multiply, deferred->add) = scaling_of(config_.images.scale);
+  SampleBatch batch{torch::Tensor(), torch::empty({count, channels_, height_, width_}), nullptr};
+  const int64_t per_sample = channels_ * height_ * width_;
+  const int64_t window_values = channels_ * (height_ + 2 * margin) * (width_ + 2 * margin);
+  for (int64_t i = 0; i < count; ++i) {
+    const Draw& d = draws[static_cast<size_t>(i)];
+    Image scratch;
+    const Image& sharp = cache_->pixels(d.pair->target, scratch);
+    make_target(d, sharp, batch.targets.data_ptr<float>() + i * per_sample);
+    deferred->orientations.push_back(d.orientation);
+    deferred->brightness[i] = d.orientation.brightness;
+    // A JPEG step needs libjpeg: that sample is degraded here, whole, and
+    // sits in its window's centre, blurred by a single tap.
+    const bool whole = d.degradation->jpeg_quality > 0;
+    const PixelWindow window = whole ? apply_degradation(*d.degradation, window_of(sharp, d.top, d.left, height_,
+                                                                                    width_, d.degradation->margin()))
+                                     : window_of(sharp, d.top, d.left, height_, width_, margin);
+    const int64_t inset = whole ? margin : 0;
+    const int64_t padded_h = height_ + 2 * margin, padded_w = width_ + 2 * margin;
+    float* to = deferred->windows.data_ptr<float>() + i * window_values;
+    for (int64_t r = 0; r < window.height; ++r)
+      for (int64_t c = 0; c < window.width; ++c)
+        for (int64_t ch = 0; ch < channels_; ++ch)
+          to[static_cast<size_t>((ch * padded_h + r + inset) * padded_w + c + inset)] = window.at(r, c, ch);
+    const BlurKernel kernel = whole ? BlurKernel{} : combined_blur(*d.degradation);
+    const int64_t offset = margin - kernel.radius();
+    float* weights = deferred->kernels.data_ptr<float>() + i * size * size;
+    for (int64_t y = 0; y < kernel.size; ++y)
+      for (int64_t x = 0; x < kernel.size; ++x)
+        weights[(y + offset) * size + x + offset] = kernel.weights[static_cast<size_t>(y * kernel.size + x)];
+    if (!whole && d.degradation->noise_sigma > 0) {
+      deferred->noise_sigmas[i] = d.degradation->noise_sigma;
+      deferred->noisy = true;
+    }
+    deferred->noise_keys[i] = static_cast<int64_t>(d.degradation->noise_key);
+  }
+  batch.deferred = std::move(deferred);
+  return batch;
 }
 
 TensorDataset source_dataset(std::shared_ptr<const ImagePatchSource> source) {

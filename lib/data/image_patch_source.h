@@ -8,6 +8,11 @@
 // Every random choice of a sample comes from generators seeded by (seed,
 // epoch, sample id): a resumed epoch cuts the same windows, and the samples
 // do not depend on which loader thread made them or on the cache.
+//
+// With data.degrade.on_device true, image_degrade's inputs are left to the
+// step's device (data/deferred_degradation.h): the source cuts the sharp
+// windows and draws every choice as before, and the device blurs, adds the
+// noise and turns them.
 #include <memory>
 #include <vector>
 
@@ -35,16 +40,22 @@ class ImagePatchSource : public SampleSource {
   int64_t size() const { return static_cast<int64_t>(pairs_.size()) * per_image_; }
   // [channels, height, width] of every sample.
   std::vector<int64_t> sample_shape() const;
-  std::pair<torch::Tensor, torch::Tensor> assemble(const int64_t* ids, int64_t count, int64_t epoch) const override;
+  SampleBatch assemble(const int64_t* ids, int64_t count, int64_t epoch) const override;
 
  private:
-  void make_sample(int64_t id, int64_t epoch, float* input, float* target) const;
+  struct Draw;  // one sample's window, orientation and degradation
+  Draw draw_sample(int64_t id, int64_t epoch) const;
+  // A sample's target and input, `sharp` its target image.
+  void make_target(const Draw& draw, const Image& sharp, float* target) const;
+  void make_input(const Draw& draw, const Image& sharp, float* input) const;
+  SampleBatch assemble_deferred(const int64_t* ids, int64_t count, int64_t epoch) const;
 
   std::shared_ptr<const ImageCache> cache_;
   std::vector<PatchPair> pairs_;
   DataConfig config_;
   int64_t seed_;
   bool training_;
+  bool defer_;  // image_degrade with data.degrade.on_device: true
   int64_t per_image_;
   int64_t height_, width_, channels_;
 };

@@ -3,6 +3,8 @@
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 
+#include "data/deferred_degradation.h"
+
 namespace trainer {
 
 bool held_on_device(const TensorDataset& data, const torch::Device& device) {
@@ -32,9 +34,23 @@ BatchFeed::BatchFeed(const TensorDataset& data, std::vector<int64_t> order, Load
 
 BatchFeed::~BatchFeed() = default;
 
+namespace {
+
+// A batch whose inputs the device makes (data.degrade.on_device) gets them,
+// queued on the current stream.
+std::optional<Batch> finished(std::optional<Batch> batch) {
+  if (batch && batch->deferred) {
+    batch->inputs = batch->deferred->finish();
+    batch->deferred.reset();
+  }
+  return batch;
+}
+
+}  // namespace
+
 std::optional<Batch> BatchFeed::next() {
   if (!loader_) return gather_on_device();
-  if (!copy_stream_) return loader_->next();
+  if (!copy_stream_) return finished(loader_->next());
   if (!started_) {
     started_ = true;
     ahead_ = stage(loader_->next());
@@ -48,9 +64,11 @@ std::optional<Batch> BatchFeed::next() {
   current.copied.block(compute);
   // The memory was allocated on the copy stream: the caching allocator must
   // not hand it out again before the step's stream is done with it.
-  current.batch.inputs.record_stream(compute);
+  if (current.batch.inputs.defined()) current.batch.inputs.record_stream(compute);
   current.batch.labels.record_stream(compute);
-  return std::move(current.batch);
+  if (current.batch.deferred)
+    for (const torch::Tensor& tensor : current.batch.deferred->tensors()) tensor.record_stream(compute);
+  return finished(std::move(current.batch));
 }
 
 std::optional<BatchFeed::Staged> BatchFeed::stage(std::optional<Batch> host) {
@@ -58,7 +76,11 @@ std::optional<BatchFeed::Staged> BatchFeed::stage(std::optional<Batch> host) {
   c10::StreamGuard on_copy_stream(*copy_stream_);
   // From pinned memory the copy is queued, not waited for; the pinned
   // allocator keeps the host memory until the copy is done.
-  Staged staged{{host->inputs.to(device_, /*non_blocking=*/true), host->labels.to(device_, /*non_blocking=*/true)},
+  Staged staged{{host->inputs.defined() ? host->inputs.to(device_, /*non_blocking=*/true) : host->inputs,
+                 host->labels.to(device_, /*non_blocking=*/true),
+                 host->deferred ? std::make_shared<const DeferredDegradation>(
+                                      host->deferred->to(device_, /*non_blocking=*/true))
+                                : nullptr},
                 c10::Event(device_.type())};
   staged.copied.record(*copy_stream_);
   return staged;
@@ -70,7 +92,7 @@ std::optional<Batch> BatchFeed::gather_on_device() {
   const int64_t end = begins_[static_cast<size_t>(next_batch_) + 1];
   ++next_batch_;
   const torch::Tensor rows = order_on_device_.slice(0, begin, end);
-  return Batch{data_.inputs.index_select(0, rows), data_.labels.index_select(0, rows)};
+  return Batch{data_.inputs.index_select(0, rows), data_.labels.index_select(0, rows), nullptr};
 }
 
 }  // namespace trainer

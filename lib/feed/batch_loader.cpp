@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "data/deferred_degradation.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
 
@@ -72,12 +73,13 @@ Batch BatchLoader::assemble(int64_t batch_index) const {
     std::vector<int64_t> ids(static_cast<size_t>(end - begin));
     const int64_t* all_ids = data_.inputs.data_ptr<int64_t>();
     for (size_t i = 0; i < ids.size(); ++i) ids[i] = all_ids[indices[i]];
-    auto [inputs, targets] = data_.source->assemble(ids.data(), end - begin, options_.epoch);
-    if (options_.pin_memory) return {inputs.pin_memory(), targets.pin_memory()};
-    return {std::move(inputs), std::move(targets)};
+    SampleBatch made = data_.source->assemble(ids.data(), end - begin, options_.epoch);
+    if (!options_.pin_memory) return {std::move(made.inputs), std::move(made.targets), std::move(made.deferred)};
+    return {made.inputs.defined() ? made.inputs.pin_memory() : made.inputs, made.targets.pin_memory(),
+            made.deferred ? std::make_shared<const DeferredDegradation>(made.deferred->pinned()) : nullptr};
   }
   return {gather_rows(data_.inputs, indices, end - begin, options_.pin_memory),
-          gather_rows(data_.labels, indices, end - begin, options_.pin_memory)};
+          gather_rows(data_.labels, indices, end - begin, options_.pin_memory), nullptr};
 }
 
 void BatchLoader::work() {

@@ -18,8 +18,9 @@
 namespace trainer {
 
 struct Batch {
-  torch::Tensor inputs;
+  torch::Tensor inputs;  // undefined while `deferred` holds what makes them (BatchFeed finishes it)
   torch::Tensor labels;
+  std::shared_ptr<const DeferredDegradation> deferred;
   int64_t size() const { return labels.size(0); }
 };
 

@@ -81,6 +81,7 @@ struct DegradeConfig {
   GaussianBlurConfig gaussian_blur;
   NoiseConfig noise;
   JpegConfig jpeg;
+  DataPlacement on_device = DataPlacement::kAuto;
 
   template <class V> void visit_fields(V& v) {
     v("seed", seed, "Seeds every degradation: the same seed gives the same pairs (training pairs are drawn "
@@ -90,6 +91,11 @@ struct DegradeConfig {
     v("gaussian_blur", gaussian_blur, "Out-of-focus blur.");
     v("noise", noise, "Sensor noise.");
     v("jpeg", jpeg, "JPEG compression artefacts.");
+    v("on_device", on_device,
+      "Where the blurs, the noise and the augmentations are applied: on the step's device, to sharp windows cut "
+      "on the CPU (true; the blurs as one FFT convolution per batch), or on the CPU as each sample is made "
+      "(false). auto: on the device when it is a GPU. Either gives the same pairs, to within a grey level; "
+      "JPEG compression stays on the CPU.");
   }
 };
 

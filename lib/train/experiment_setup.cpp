@@ -47,6 +47,18 @@ void check_outputs_fit_targets(const ExperimentConfig& config, const Model& mode
                                                     : "; the last layer must give the targets' channels and size")});
 }
 
+// data.degrade.on_device decided: auto degrades on the device when it is a
+// GPU (data/deferred_degradation.h).
+DataConfig with_degradation_placed(DataConfig data, const torch::Device& device) {
+  if (data.dataset != DatasetKind::kImageDegrade) return data;
+  if (data.degrade.on_device == DataPlacement::kAuto)
+    data.degrade.on_device = device.is_cuda() ? DataPlacement::kDevice : DataPlacement::kHost;
+  if (data.degrade.on_device == DataPlacement::kDevice)
+    log().info("data: blurs, noise and augmentations applied on {} to windows cut on the CPU (data.degrade.on_device)",
+               device.str());
+  return data;
+}
+
 }  // namespace
 
 Model build_seeded_model(const ExperimentConfig& config, const DataInfo& info) {
@@ -67,6 +79,24 @@ DescribedModel build_model_from_description(const ExperimentConfig& config, cons
   return {*info, build_seeded_model(config, *info)};
 }
 
+Model build_model_to_inspect(const ExperimentConfig& config) {
+  if (const std::optional<DataInfo> preview = preview_dataset(config.data)) return build_seeded_model(config, *preview);
+  const ConfigDescription described = describe_from_config(config.data);
+  if (described.info) {
+    log().info("the {} data is not read: its shapes come from the experiment file", described.info->name);
+    return build_seeded_model(config, *described.info);
+  }
+  try {
+    return prepare_experiment(config, torch::kCPU).model;
+  } catch (const DataError& e) {
+    const std::string fix = described.missing.empty()
+                                ? "the " + std::string(to_string(config.data.dataset)) +
+                                      " data decides the model's inputs, so summary reads it"
+                                : "to look at the model without the data, give " + described.missing;
+    throw DataError(e.what(), e.hint().empty() ? fix : e.hint() + "; " + fix);
+  }
+}
+
 Experiment prepare_experiment(const ExperimentConfig& config, const torch::Device& device) {
   // The model is built before the data is read, from the data's preview, so
   // that a graph that cannot be built is reported at once, not after minutes
@@ -78,7 +108,7 @@ Experiment prepare_experiment(const ExperimentConfig& config, const torch::Devic
   if (preview) early = build_seeded_model(config, *preview);
 
   Stopwatch clock;
-  DataSplits data = load_dataset(config.data, config.experiment.seed);
+  DataSplits data = load_dataset(with_degradation_placed(config.data, device), config.experiment.seed);
   const auto& info = data.info;
   std::string shape;
   for (auto d : info.input_shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);

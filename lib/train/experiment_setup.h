@@ -18,8 +18,16 @@ struct Experiment {
 // data error or the wait for loading.
 Experiment prepare_experiment(const ExperimentConfig& config, const torch::Device& device);
 
-// The model alone, for data described by `info` (trainer summary).
+// The model alone, for data described by `info`.
 Model build_seeded_model(const ExperimentConfig& config, const DataInfo& info);
+
+// The model to look at (trainer summary) on the CPU, needing as little of
+// the data as it can: the data set's preview (a header or one image), else
+// what the experiment file fixes (describe_from_config: synthetic data,
+// patch_size or images.size, a sequence_length), else the loaded data. Where
+// the data is not at hand and the file fixes no shape, the DataError's hint
+// names the key that would.
+Model build_model_to_inspect(const ExperimentConfig& config);
 
 // The model from the data set's description alone, without loading it, for
 // a command that only needs the weights' shapes (`what`: "export",

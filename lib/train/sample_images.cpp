@@ -30,7 +30,9 @@ std::vector<NamedImage> sample_images(Model& model, const TensorDataset& valid, 
   if (valid.source) {
     std::vector<int64_t> ids(static_cast<size_t>(count));
     std::iota(ids.begin(), ids.end(), 0);
-    std::tie(inputs, targets) = valid.source->assemble(ids.data(), count, /*epoch=*/0);
+    const SampleBatch batch = valid.source->assemble(ids.data(), count, /*epoch=*/0);
+    inputs = batch.finished_inputs();
+    targets = batch.targets;
   } else {
     inputs = valid.inputs.narrow(0, 0, count);
     targets = valid.labels.narrow(0, 0, count);

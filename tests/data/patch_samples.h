@@ -12,9 +12,12 @@ namespace trainer::testing {
 
 // Inputs and targets of every sample of `split`, in order; `epoch` 0: the
 // fixed samples (validation's), else a training epoch's.
+// Inputs the step's device makes (data.degrade.on_device) are made here, on
+// the CPU.
 inline std::pair<torch::Tensor, torch::Tensor> all_samples(const TensorDataset& split, int64_t epoch = 0) {
   const torch::Tensor ids = split.inputs.contiguous();
-  return split.source->assemble(ids.data_ptr<int64_t>(), ids.size(0), epoch);
+  const SampleBatch batch = split.source->assemble(ids.data_ptr<int64_t>(), ids.size(0), epoch);
+  return {batch.finished_inputs(), batch.targets};
 }
 
 }  // namespace trainer::testing

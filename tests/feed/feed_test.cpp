@@ -31,11 +31,11 @@ namespace {
 template <typename Failure>
 class FailingSource : public SampleSource {
  public:
-  std::pair<torch::Tensor, torch::Tensor> assemble(const int64_t* ids, int64_t count, int64_t) const override {
+  SampleBatch assemble(const int64_t* ids, int64_t count, int64_t) const override {
     for (int64_t i = 0; i < count; ++i)
       if (ids[i] == 5) throw Failure("sample 5 failed");
     auto rows = torch::zeros({count, 1});
-    return {rows, rows};
+    return {rows, rows, nullptr};
   }
 };
 
@@ -105,7 +105,7 @@ std::vector<Batch> fed_batches(const TensorDataset& data, const std::vector<int6
   std::vector<Batch> batches;
   while (auto batch = feed.next()) {
     CHECK(batch->inputs.device() == device);
-    batches.push_back({batch->inputs.cpu(), batch->labels.cpu()});
+    batches.push_back({batch->inputs.cpu(), batch->labels.cpu(), nullptr});
   }
   CHECK(static_cast<int64_t>(batches.size()) == feed.batch_count());
   return batches;
