@@ -11,7 +11,8 @@
 #      alternated REPEATS times;
 #   3. the deblurring generator (configs/deblur_resnet.yaml, batch 8):
 #      `trainer bench FILE` against gpu_peers.py's loop, images/s, and a
-#      real two-epoch run's data wait (needs data/deblur-photos);
+#      real two-epoch run's data wait with the degradation on the GPU and on
+#      the CPU (needs data/deblur-photos);
 #   4. where a GPU step's host time goes (step_profile.sh on gpu:0; the
 #      legacy profiler sees launches, not kernels).
 # Reuters needs $TRAINER_DATA_DIR/reuters21578; Fashion-MNIST is read from
@@ -107,11 +108,15 @@ if [ -d data/deblur-photos/train ]; then
     done
   done
   echo
-  echo "== the real deblurring run on gpu:0 in bf16 (2 epochs): data wait, share of the training steps"
-  reference_run "$trainer" deblur_resnet "$out/runs" deblur --set precision=bf16 --set train.epochs=2 &&
-    "$python" scripts/bench/last_epoch.py "$out/runs/deblur_resnet/deblur/metrics.jsonl" train_seconds \
-      data_wait_seconds data_wait_seconds/train_seconds samples_per_second |
-    awk '{ printf "epoch %.2f s, data wait %.3f s = %.2f%%, %.0f samples/s\n", $1, $2, 100 * $3, $4 }'
+  echo "== the real deblurring run on gpu:0 in bf16 (2 epochs): data wait, share of the training steps,"
+  echo "   with the degradation on the GPU (data.degrade.on_device: auto) and on the CPU (false)"
+  for placement in auto false; do
+    reference_run "$trainer" deblur_resnet "$out/runs" "deblur-$placement" --set precision=bf16 --set train.epochs=2 \
+      --set "data.degrade.on_device=$placement" &&
+      "$python" scripts/bench/last_epoch.py "$out/runs/deblur_resnet/deblur-$placement/metrics.jsonl" train_seconds \
+        data_wait_seconds data_wait_seconds/train_seconds samples_per_second |
+      awk -v p="$placement" '{ printf "on_device %-5s epoch %.2f s, data wait %.3f s = %.2f%%, %.0f samples/s\n", p, $1, $2, 100 * $3, $4 }'
+  done
 else
   echo "no data/deblur-photos: the deblurring rows left out (scripts/deblur-photos.sh data/deblur-photos)"
 fi

@@ -4,7 +4,10 @@
 #   1 decode   every sample's photo decoded on each use, one thread, no cache
 #   2 cached   data.workers threads, the memory cache, prefetch
 #   3 mixed    plus mixed precision (bf16 on a CPU, fp16 on a GPU)
-#   4 2 ranks  plus a second rank (two processes on the CPU, two GPUs)
+#   4 2 ranks  plus a second rank (two processes on the CPU; two GPUs over
+#              NCCL, or on a machine with one GPU two ranks sharing it,
+#              gpu:0,0, their gradients reduced through Gloo: the
+#              tutorial's two logical GPUs carved from one)
 # The rungs alternate REPEATS times; for each rung it prints the epoch time,
 # samples/s and the share of the training time spent waiting for data, of
 # the last epoch of every repeat (the first epoch pays for decoding into the
@@ -15,7 +18,7 @@
 #   --config   default configs/deblur_resnet_small.yaml (run
 #              scripts/deblur-photos.sh data/deblur-photos first)
 #   --device   cpu (default; rung 4: devices [cpu, cpu]) or gpu (gpu:0;
-#              rung 4: gpu:0,1)
+#              rung 4: gpu:0,1, or gpu:0,0 where there is one GPU)
 #   --patches  data.patches_per_image: the steps per epoch (default 4: 88
 #              patches of the 22 training photos, 11 steps of 8)
 # After scripts/build.sh. Prints figures; asserts nothing.
@@ -35,6 +38,15 @@ done
 if [ "$device" = gpu ]; then one=gpu:0 two=gpu:0,1; else one=cpu two="[cpu,cpu]"; fi
 workers=$(( $(nproc) < 4 ? $(nproc) : 4 ))
 rungs=("1 decode" "2 cached" "3 mixed" "4 2 ranks")
+note=""
+if [ "$device" = gpu ]; then
+  gpus=$(build/trainer devices --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["gpus"]))')
+  if [ "$gpus" -lt 2 ]; then
+    two=gpu:0,0
+    rungs[3]="4 2 ranks, 1 GPU"
+    note="one GPU here: rung 4's two ranks share gpu:0 (gpu:0,0), their gradients reduced through Gloo"
+  fi
+fi
 rung_settings() {  # RUNG: the --set arguments of that rung
   case "$1" in
     1) echo "data.workers=1 data.cache=none data.prefetch=1 devices=$one" ;;
@@ -63,6 +75,7 @@ print("%.2f %.1f %.1f" % (r["epoch_seconds"], r["samples_per_second"], 100 * r["
 
 declare -A results
 echo "pipeline ladder: $config on $device, $epochs epochs of $patches patches per photo, $repeats repeats; last epoch of each"
+[ -z "$note" ] || echo "$note"
 printf '%-10s %6s %10s %10s %10s\n' rung repeat "epoch s" samples/s "data wait"
 for ((r = 1; r <= repeats; ++r)); do
   for rung in 1 2 3 4; do
