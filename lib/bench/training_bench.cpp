@@ -27,7 +27,7 @@ class StepRunner {
       : config_(config),
         device_(device),
         experiment_(prepare_experiment(config, device)),
-        optimizer_(make_optimizer(config.optimizer, experiment_.model.net->parameters())),
+        optimizer_(make_optimizer(config.optimizer, experiment_.model.trainable_parameters())),
         precision_(config, device),
         step_(config, experiment_.model, *optimizer_, precision_, device) {
     // The data where a run would keep it, so that the bench times the run's step.

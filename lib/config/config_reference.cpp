@@ -10,8 +10,8 @@
 namespace trainer {
 namespace {
 
-// name, inputs, repeat: listed once, before the types (LayerSpec::visit_fields).
-constexpr long kGraphKeys = 3;
+// name, inputs, repeat, trainable: listed once, before the types (LayerSpec::visit_fields).
+constexpr long kGraphKeys = 4;
 
 struct Row {
   std::string key, type, default_value, doc;

@@ -345,6 +345,37 @@ struct Codec<DeviceList> {
   static std::string expected() { return "cpu, gpu:N, gpu:N,M,..., gpu:all, or a list of devices"; }
 };
 
+template <>
+struct Codec<NameMap> {
+  // A mapping, in the order written; every pattern must be a valid regular expression.
+  static bool decode(const YAML::Node& n, NameMap& v) {
+    if (n.IsNull()) {
+      v.rules.clear();
+      return true;
+    }
+    if (!n.IsMap()) return false;
+    v.rules.clear();
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      std::string from, to;
+      if (!decode_scalar(it->first, from) || !decode_scalar(it->second, to)) return false;
+      try {
+        std::regex check(from);
+      } catch (const std::regex_error&) {
+        return false;
+      }
+      v.rules.emplace_back(from, to);
+    }
+    return true;
+  }
+  static YAML::Node encode(const NameMap& v) {
+    YAML::Node n(YAML::NodeType::Map);
+    for (const auto& [from, to] : v.rules) n[from] = to;
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    return n;
+  }
+  static std::string expected() { return "a mapping of regular expressions to their replacements"; }
+};
+
 // Whether T is a config section (has visit_fields).
 template <class T, class = void>
 struct IsSection : std::false_type {};

@@ -26,4 +26,18 @@ std::string safetensors_bytes(const std::vector<NamedArray>& arrays, const std::
 // 4 GiB needs ZIP64, which this writer refuses (std::length_error).
 std::string npz_bytes(const std::vector<NamedArray>& arrays);
 
+// The arrays of a .safetensors file, in the header's order (its
+// __metadata__ left out). Throws DataError naming `name` when the header is
+// not such a file's (its length, JSON, a dtype, or byte ranges outside the
+// data or not the shape's size).
+std::vector<NamedArray> read_safetensors(const std::string& bytes, const std::string& name);
+
+// The arrays of an .npz file (NAME.npy members, stored or deflated), each
+// with its dtype named as safetensors names it. Throws DataError for a
+// member that is not a C-order array of a dtype safetensors has.
+std::vector<NamedArray> read_npz(const std::string& bytes, const std::string& name);
+
+// Bytes per element of a safetensors dtype name; 0 for an unknown one.
+int64_t dtype_size(const std::string& dtype);
+
 }  // namespace trainer

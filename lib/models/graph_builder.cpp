@@ -1,5 +1,7 @@
 #include "models/graph_builder.h"
 
+#include <fnmatch.h>
+
 #include <regex>
 #include <utility>
 
@@ -81,9 +83,34 @@ Model GraphBuilder::build() {
     model_.summary.insert(model_.summary.begin(), input_row);
   }
   model_.net->sequence_mask()->valid = torch::Tensor();
-  model_.net->train();
+  check_freeze_patterns();
+  model_.train_mode();
   use_channels_last_for_images();
   return std::move(model_);
+}
+
+bool GraphBuilder::frozen(const LayerSpec& layer, const std::string& name) {
+  bool frozen = in_frozen_block_ || !layer.trainable;
+  freeze_used_.resize(config_.freeze.size(), false);
+  for (size_t i = 0; i < config_.freeze.size(); ++i)
+    if (fnmatch(config_.freeze[i].c_str(), name.c_str(), 0) == 0) {
+      freeze_used_[i] = true;
+      frozen = true;
+    }
+  return frozen;
+}
+
+void GraphBuilder::check_freeze_patterns() const {
+  std::vector<std::string> problems;
+  for (size_t i = 0; i < config_.freeze.size(); ++i) {
+    if (i < freeze_used_.size() && freeze_used_[i]) continue;
+    std::vector<std::string> layers;
+    for (const auto& row : model_.summary)
+      if (row.name != kModelInputName) layers.push_back(row.name);
+    problems.push_back("model.freeze[" + std::to_string(i) + "]: '" + config_.freeze[i] +
+                       "' names no layer; the layers: " + join(layers, ", "));
+  }
+  if (!problems.empty()) throw ConfigError(problems);
 }
 
 int GraphBuilder::build_list(const std::vector<LayerSpec>& layers, int slot, const std::string& prefix,
@@ -126,7 +153,7 @@ std::string GraphBuilder::row_name(const LayerSpec& layer, int64_t copy) {
 
 int GraphBuilder::build_layer(const LayerSpec& layer, const std::string& path, std::vector<int> inputs,
                               const std::string& name, bool is_output, bool before_max_pool) {
-  current_ = {&layer, path, is_output, before_max_pool};
+  current_ = {&layer, path, is_output, before_max_pool, name, frozen(layer, name)};
   int slot = -1;
   std::visit([&](const auto& entry) {
     using Kind = std::decay_t<decltype(entry)>;
@@ -168,8 +195,11 @@ int GraphBuilder::build_layer(const LayerSpec& layer, const std::string& path, s
 int GraphBuilder::build_residual(const LayerSpec& layer, const ResidualLayer& block, const std::string& path,
                                  int input) {
   model_.is_graph = true;
+  // A frozen block's body and shortcut are frozen with it.
+  const bool outer_frozen = std::exchange(in_frozen_block_, current_.frozen);
   const int body = build_list(block.layers, input, path + ".layers", false);
   const int shortcut = block.shortcut.empty() ? input : build_list(block.shortcut, input, path + ".shortcut", false);
+  in_frozen_block_ = outer_frozen;
   current_.layer = &layer;
   current_.path = path;
   const torch::Tensor body_probe = probes_[static_cast<size_t>(body)];
@@ -255,6 +285,12 @@ void GraphBuilder::fail_out_of_memory(const std::string& allocator_message) cons
 }
 
 void GraphBuilder::push_any(nn::AnyModule module, const std::shared_ptr<nn::Module>& ptr) {
+  const std::string module_name = "l" + std::to_string(node_ - 1) + "_" + std::to_string(parts_++);
+  model_.module_layers[module_name] = current_.row;
+  if (current_.frozen) {
+    for (auto& p : ptr->parameters()) p.set_requires_grad(false);
+    model_.frozen_modules.push_back(ptr);
+  }
   for (const auto& p : ptr->parameters()) {
     row_parameters_ += p.numel();
     row_trainable_ += p.requires_grad() ? p.numel() : 0;
@@ -262,7 +298,7 @@ void GraphBuilder::push_any(nn::AnyModule module, const std::shared_ptr<nn::Modu
   // Keras counts batchnorm's moving mean and variance as non-trainable weights.
   for (const auto& b : ptr->buffers())
     if (torch::isFloatingType(b.scalar_type())) row_parameters_ += b.numel();
-  model_.net->append("l" + std::to_string(node_ - 1) + "_" + std::to_string(parts_++), module);
+  model_.net->append(module_name, module);
   try {
     ptr->eval();
     probe() = module.forward(probe());

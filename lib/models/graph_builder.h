@@ -29,6 +29,8 @@ class GraphBuilder {
     std::string path;          // "model.layers[3].layers[1]"
     bool is_output = false;    // its output is the model's
     bool before_max_pool = false;  // read only by the max pool that follows
+    std::string row;           // its summary row's name: "conv2d_1"
+    bool frozen = false;       // trainable: false, model.freeze, or inside a frozen block
   };
 
   int build_list(const std::vector<LayerSpec>& layers, int slot, const std::string& prefix, bool top_level);
@@ -39,6 +41,10 @@ class GraphBuilder {
   int lookup(const std::string& name) const;
   std::string row_name(const LayerSpec& layer, int64_t copy);
   void add_row(const std::string& name, int slot, const std::vector<int>& inputs);
+  // Whether the layer of row `name` is frozen (trainable: false, model.freeze).
+  bool frozen(const LayerSpec& layer, const std::string& name);
+  // Every model.freeze pattern names some layer (a ConfigError otherwise).
+  void check_freeze_patterns() const;
 
   // A ConfigError naming the layer (file:line, path, kind) and its input:
   // the probe, or `input` where the probe is not it yet (merges, blocks).
@@ -125,6 +131,8 @@ class GraphBuilder {
   bool output_masked_ = false;          // and its output will
   std::map<std::string, int> names_;    // tensor name -> slot
   Current current_;
+  bool in_frozen_block_ = false;  // building a frozen residual block's body
+  std::vector<bool> freeze_used_;  // each model.freeze pattern matched a layer
   int node_ = -1;
   int parts_ = 0;
   int64_t row_parameters_ = 0;

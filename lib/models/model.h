@@ -2,6 +2,11 @@
 // The network built from `model.layers`, with what the loss needs to know.
 #include <torch/torch.h>
 
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "models/graph_net.h"
 #include "models/layer_summary.h"
 #include "spec/data_info.h"
@@ -31,6 +36,32 @@ struct Model {
   bool channels_last = false;
   std::vector<LayerSummary> summary;
   std::vector<WeightPenalty> penalties;
+  // Each module of `net` ("l3_1") -> the layer, by its summary name, it belongs to ("conv2d_1").
+  std::map<std::string, std::string> module_layers;
+  // The modules of frozen layers (trainable: false, model.freeze): their
+  // parameters take no gradient, and they stay in eval mode, so that a
+  // frozen batchnorm keeps its moving statistics, as Keras's does.
+  std::vector<std::shared_ptr<torch::nn::Module>> frozen_modules;
+
+  // Training mode, frozen layers excepted (instead of net->train()).
+  void train_mode() {
+    net->train();
+    for (auto& module : frozen_modules) module->eval();
+  }
+  // The parameters that train: the optimizer's, the gradients' to reduce and clip.
+  std::vector<torch::Tensor> trainable_parameters() const {
+    std::vector<torch::Tensor> out;
+    for (const auto& p : net->parameters())
+      if (p.requires_grad()) out.push_back(p);
+    return out;
+  }
+  // A tensor named as the model holds it ("l3_1.weight") by its layer's
+  // summary name ("conv2d_1.weight"); the name itself where no layer owns it.
+  std::string layer_name_of(const std::string& tensor) const {
+    const auto dot = tensor.find('.');
+    const auto it = module_layers.find(tensor.substr(0, dot));
+    return it == module_layers.end() || dot == std::string::npos ? tensor : it->second + tensor.substr(dot);
+  }
 
   // The network applied to a batch, in the layout it was built for.
   torch::Tensor forward(const torch::Tensor& inputs) {

@@ -259,11 +259,37 @@ struct GpuConfig {
 struct ModelConfig {
   InitScheme init = InitScheme::kKeras;
   std::vector<LayerSpec> layers;
+  std::string init_from;
+  bool init_strict = false;
+  NameMap init_rename;
+  std::vector<std::string> freeze;
 
   template <class V> void visit_fields(V& v) {
     v("init", init, "Initialisation: keras (Glorot-uniform kernels, zero biases, uniform +-0.05 "
                     "embeddings) or pytorch (LibTorch's defaults).");
     v("layers", layers, "The layers, in order (see 'Layers').");
+    v("init_from", init_from,
+      "Start from trained weights: a trainer checkpoint (.pt), a run directory (its best checkpoint, else its "
+      "newest), or a .safetensors or .npz file (as trainer export and PyTorch's safetensors write them). Each "
+      "tensor whose name and shape match is loaded; the log lists what was loaded, skipped and left at its "
+      "initialiser. A new run: the optimizer and the epochs start afresh (unlike --resume). \"\": none.");
+    v("init_strict", init_strict, "init_from: every tensor of the model must be loaded, and every tensor of the "
+                                  "file used (a config error listing the differences otherwise).");
+    v("init_rename", init_rename,
+      "init_from: rules renaming the file's tensors before they are matched, in order, {regex: replacement}: "
+      "{\"^features\\\\.0\\\\.\": \"conv2d.\"} reads PyTorch's features.0.weight as conv2d.weight. The model's tensors "
+      "are named LAYER.TENSOR after trainer summary's layer names (conv2d_1.weight), or as the model holds them "
+      "(trainer export's names).");
+    v("freeze", freeze, "Layers whose weights do not train, by trainer summary's names; * and ? match any "
+                        "characters (conv2d*): no gradients, no optimizer state, counted non-trainable. A "
+                        "frozen batchnorm keeps its moving statistics (it runs as at inference). The layer key "
+                        "trainable: false does the same for one layer.");
+  }
+  // `trainer config` leaves out the fine-tuning keys while unused, so that
+  // the files of runs that use none read as before they existed.
+  bool is_quiet_default(const std::string& key) const {
+    return (key == "init_from" && init_from.empty()) || (key == "init_strict" && !init_strict) ||
+           (key == "init_rename" && init_rename.rules.empty()) || (key == "freeze" && freeze.empty());
   }
 };
 

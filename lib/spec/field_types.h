@@ -2,6 +2,7 @@
 // Value types of config fields that are more than a number or a word.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spec/enums.h"
@@ -53,6 +54,13 @@ struct MemoryLimit {
   int64_t mib = 0;
 };
 inline constexpr int64_t kMaxMemoryMib = int64_t{1} << 40;
+
+// Renaming rules, in the order written: `{"^features\\.0\\.": "conv2d."}`,
+// each a regular expression (ECMAScript) and its replacement ($1 for a
+// group), applied one after the other to a name.
+struct NameMap {
+  std::vector<std::pair<std::string, std::string>> rules;
+};
 
 // `cpu`, `gpu:0`, `gpu:0,1,2,3`, `gpu:all`, or a list such as [cpu, cpu]:
 // one entry per rank.

@@ -28,7 +28,8 @@ std::optional<Activation> LayerSpec::activation() const {
 }
 
 bool LayerSpec::is_quiet_default(const std::string& key) const {
-  if ((key == "name" && name.empty()) || (key == "inputs" && inputs.empty()) || (key == "repeat" && repeat == 1))
+  if ((key == "name" && name.empty()) || (key == "inputs" && inputs.empty()) || (key == "repeat" && repeat == 1) ||
+      (key == "trainable" && trainable))
     return true;
   return std::visit(
       [&](const auto& entry) {

@@ -17,10 +17,11 @@
 namespace trainer {
 
 struct LayerSpec {
-  // Keys every kind takes: the graph (see docs/models.md).
+  // Keys every kind takes: the graph (see docs/models.md), and whether it trains.
   std::string name;                 // names this layer's output tensor
   std::vector<std::string> inputs;  // tensors read instead of the previous output
   int64_t repeat = 1;               // this many copies in a row, each with its own weights
+  bool trainable = true;            // false: frozen (model.freeze), a residual block's body with it
   // The kind's entry with its keys. `type` is missing only from a file with
   // an error, which is reported; dense is what earlier versions assumed.
   LayerKeys keys = DenseLayer{};
@@ -62,6 +63,7 @@ template <class V> void LayerSpec::visit_fields(V& v) {
   v("inputs", inputs, "Tensors the layer reads (names, or `input` for the model's input) instead of the "
                       "previous layer's output; merges take two or more.");
   v("repeat", repeat, "Copies of the layer in a row, each with its own weights.", at_least(1));
+  v("trainable", trainable, "false: the layer's weights do not train (fine-tuning; see model.freeze).");
   std::visit([&](auto& entry) { entry.fields(v); }, keys);
 }
 

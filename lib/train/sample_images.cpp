@@ -40,7 +40,7 @@ std::vector<NamedImage> sample_images(Model& model, const TensorDataset& valid, 
   torch::NoGradGuard no_grad;
   model.net->eval();
   const torch::Tensor outputs = forward_in_precision(model, inputs.to(device), run_autocast_dtype(config, device));
-  model.net->train();
+  model.train_mode();
   std::vector<NamedImage> images;
   const ImagesConfig& scaling = config.data.images;
   for (int64_t i = 0; i < count; ++i) {

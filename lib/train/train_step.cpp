@@ -92,10 +92,10 @@ StepOutcome TrainStep::run(const Batch& batch, double lr, double share, bool sto
   {
     RECORD_USER_SCOPE("trainer/optimizer");
     // Every rank holds the same averaged gradients, so all skip together.
-    outcome.stepped = precision_.unscale_and_check(model_.net->parameters());
+    outcome.stepped = precision_.unscale_and_check(model_.trainable_parameters());
     if (outcome.stepped) {
       if (config_.optimizer.clip_norm > 0)
-        clip_gradient_norm(model_.net->parameters(), config_.optimizer.clip_norm);
+        clip_gradient_norm(model_.trainable_parameters(), config_.optimizer.clip_norm);
       optimizer_.step();
     }
   }

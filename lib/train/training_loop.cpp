@@ -15,6 +15,7 @@
 #include "optim/optimizer_factory.h"
 #include "runs/resume_config.h"
 #include "train/epoch_batches.h"
+#include "train/initial_weights.h"
 #include "train/sample_images.h"
 #include "train/training_loop.h"
 #include "train/validation.h"
@@ -45,13 +46,16 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
       runtime_(configure_runtime(config, device_, ranks_on_this_host(options), rank_is_slurm_task(options))),
       cluster_(options.launch, config.dist, config.devices.entries),
       experiment_(prepare_experiment(config, device_)),
-      optimizer_(make_optimizer(config.optimizer, experiment_.model.net->parameters())),
+      optimizer_(make_optimizer(config.optimizer, experiment_.model.trainable_parameters())),
       precision_(config, device_),
       meters_(config.loss, config.metrics, experiment_.model.final_softmax, config.data.images.value_range()),
       progress_(config.log.progress, options.quiet || !cluster_.is_root()),
       monitor_(config.log, device_),
       profiler_(config.train.profile, cluster_.rank()),
       best_(config.train, resolve_monitor(config.train, config.metrics).value_or(MonitorSpec{"loss", false, "loss"})) {
+  // Trained weights to start from (a new run only: a resumed one has its own),
+  // before rank 0's are broadcast.
+  if (options_.resume.empty() && !config.model.init_from.empty()) load_initial_weights(config.model, experiment_.model);
   const int64_t global_batch = config.train.batch_size * cluster_.world_size();
   const int64_t batches = (experiment_.data.train.size() + global_batch - 1) / global_batch;
   steps_per_epoch_ = config.train.steps_per_epoch > 0 ? std::min(batches, config.train.steps_per_epoch) : batches;
@@ -63,7 +67,7 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
     std::vector<torch::Tensor> state = experiment_.model.net->parameters();
     for (auto& buffer : experiment_.model.net->buffers()) state.push_back(buffer);
     cluster_.communicator().broadcast(state, 0);
-    reducer_ = std::make_unique<GradientReducer>(cluster_.communicator(), experiment_.model.net->parameters(),
+    reducer_ = std::make_unique<GradientReducer>(cluster_.communicator(), experiment_.model.trainable_parameters(),
                                                  config.dist.bucket_mb);
   }
   if (const std::string placed = place_data(experiment_.data, config.data.on_device, device_, gpu_budget_bytes(device_));

@@ -73,7 +73,7 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
     if (progress) progress->update(++step, meters.samples(), [&] { return meters.running_values(); });
   }
   if (progress) progress->finish();
-  model.net->train();
+  model.train_mode();
   return summed_over_ranks(meters, communicator);
 }
 

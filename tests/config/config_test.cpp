@@ -118,7 +118,7 @@ TEST_CASE("a key of another layer type names the types that take it", "[config]"
   REQUIRE(layer.size() == 1);
   CHECK_THAT(layer[0], Catch::Contains("unknown key 'model.layers[0].kernel_size': dense takes no 'kernel_size' "
                                        "(conv1d, conv2d, conv1d_transpose, conv2d_transpose and "));
-  CHECK_THAT(layer[0], Catch::Contains("dense takes: type, name, inputs, repeat, units,"));
+  CHECK_THAT(layer[0], Catch::Contains("dense takes: type, name, inputs, repeat, trainable, units,"));
 }
 
 TEST_CASE("a layer's keys are read into its kind's entry, and an optimizer's into its own", "[config]") {

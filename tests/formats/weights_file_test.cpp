@@ -2,6 +2,7 @@
 // safetensors header parsed by hand) and with NumPy.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -58,4 +59,31 @@ TEST_CASE("safetensors and npz files read back in Python as written", "[export]"
   SECTION("bfloat16 has no NumPy dtype and is refused by the npz writer") {
     CHECK_THROWS_AS(npz_bytes({array_of<uint16_t>("x", "BF16", {1}, {0x3f80})}), std::invalid_argument);
   }
+}
+
+TEST_CASE("safetensors and npz read back as written, and damaged files are refused naming them", "[export][formats]") {
+  const std::vector<NamedArray> arrays = known_arrays();
+  const auto same = [&](const std::vector<NamedArray>& got) {
+    REQUIRE(got.size() == arrays.size());
+    for (const NamedArray& expected : arrays) {
+      INFO(expected.name);
+      const auto it = std::find_if(got.begin(), got.end(), [&](const NamedArray& a) { return a.name == expected.name; });
+      REQUIRE(it != got.end());
+      CHECK(it->dtype == expected.dtype);
+      CHECK(it->shape == expected.shape);
+      CHECK(it->bytes == expected.bytes);
+    }
+  };
+  const std::string safetensors = safetensors_bytes(arrays, {{"format", "pt"}});
+  same(read_safetensors(safetensors, "w.safetensors"));
+  same(read_npz(npz_bytes(arrays), "w.npz"));
+  // Damage: a header length past the end, a tensor's bytes past the data, no file at all.
+  std::string long_header = safetensors;
+  long_header[7] = '\x7f';
+  CHECK_THROWS_WITH(read_safetensors(long_header, "w.safetensors"), Catch::Contains("w.safetensors: the header length"));
+  CHECK_THROWS_WITH(read_safetensors(safetensors.substr(0, safetensors.size() - 3), "w.safetensors"),
+                    Catch::Contains("outside the file's data"));
+  CHECK_THROWS_WITH(read_safetensors("abc", "w.safetensors"), Catch::Contains("too short"));
+  CHECK_THROWS_WITH(read_safetensors(std::string("\x02\0\0\0\0\0\0\0[]", 10), "w.safetensors"),
+                    Catch::Contains("not a JSON object"));
 }
