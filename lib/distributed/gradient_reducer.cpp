@@ -46,6 +46,7 @@ GradientReducer::GradientReducer(Communicator& communicator, std::vector<torch::
     buckets_.push_back(std::move(bucket));
   }
   stats_.buckets_per_step = static_cast<int64_t>(buckets_.size());
+  filled_.assign(slots_.size(), false);
   for (size_t slot = 0; slot < slots_.size(); ++slot) {
     auto& parameter = slots_[slot].parameter;
     const unsigned handle = parameter.register_hook([this, slot](torch::Tensor gradient) { on_gradient(slot, gradient); });
@@ -59,6 +60,8 @@ GradientReducer::~GradientReducer() {
 
 void GradientReducer::begin_step(double weight, float vote) {
   weight_ = weight;
+  holding_ = false;
+  filled_.assign(slots_.size(), false);
   buckets_.back().flat[buckets_.back().gradient_numel] = vote;
   next_to_launch_ = 0;
   for (auto& bucket : buckets_) {
@@ -69,11 +72,21 @@ void GradientReducer::begin_step(double weight, float vote) {
 }
 
 void GradientReducer::on_gradient(size_t slot_index, const torch::Tensor& gradient) {
+  if (holding_) return;
   const Slot& slot = slots_[slot_index];
   Bucket& bucket = buckets_[slot.bucket];
   auto target = bucket.flat.narrow(0, slot.offset, slot.parameter.numel()).view_as(slot.parameter);
   torch::NoGradGuard no_grad;
-  torch::mul_out(target, gradient, weight_);
+  // The hook runs before autograd adds this gradient to .grad: what .grad
+  // holds is the step's earlier batches' (train.accumulate), if any.
+  const torch::Tensor& earlier = slot.parameter.grad();
+  if (earlier.defined()) {
+    torch::add_out(target, gradient, earlier);
+    target.mul_(weight_);
+  } else {
+    torch::mul_out(target, gradient, weight_);
+  }
+  filled_[slot_index] = true;
   if (--bucket.pending == 0) launch_ready_buckets();
 }
 
@@ -89,16 +102,18 @@ void GradientReducer::launch_ready_buckets() {
 
 void GradientReducer::finalize() {
   Stopwatch clock;
-  // Parameters that took no part in this step's graph (and every parameter
-  // of a rank without samples) contribute zeros.
+  // Parameters that took no part in this batch's graph contribute what the
+  // step's earlier batches left in .grad (train.accumulate), else zeros, as
+  // does every parameter of a rank without samples.
+  torch::NoGradGuard no_grad;
   for (auto& bucket : buckets_) {
     if (bucket.pending == 0) continue;
-    if (bucket.pending == bucket.slots.size()) {
-      bucket.flat.narrow(0, 0, bucket.gradient_numel).zero_();
-    } else {
-      for (size_t slot : bucket.slots)
-        if (!slots_[slot].parameter.grad().defined())
-          bucket.flat.narrow(0, slots_[slot].offset, slots_[slot].parameter.numel()).zero_();
+    for (size_t slot : bucket.slots) {
+      if (filled_[slot]) continue;
+      const Slot& s = slots_[slot];
+      auto target = bucket.flat.narrow(0, s.offset, s.parameter.numel()).view_as(s.parameter);
+      if (s.parameter.grad().defined()) torch::mul_out(target, s.parameter.grad(), weight_);
+      else target.zero_();
     }
     bucket.pending = 0;
   }

@@ -37,6 +37,11 @@ class GradientReducer {
   // (control_sum() after finalize): the ranks agree on stopping after an
   // interrupt without a collective of its own.
   void begin_step(double weight, float vote = 0.0f);
+  // Instead of begin_step, before the backward of a batch whose gradient is
+  // accumulated locally (train.accumulate: every batch of a step but its
+  // last): the hooks leave it to autograd, and no collective runs. The step's
+  // last batch then calls begin_step, and its gradients join the ones held.
+  void hold() { holding_ = true; }
   // After backward (or instead of it, for weight 0): every bucket reduced,
   // every parameter's .grad the global gradient. Throws DistributedError.
   void finalize();
@@ -74,6 +79,8 @@ class GradientReducer {
   std::vector<std::pair<torch::Tensor, unsigned>> hooks_;
   size_t next_to_launch_ = 0;
   double weight_ = 1.0;
+  bool holding_ = false;
+  std::vector<bool> filled_;  // each slot's bucket part written in this step
   ReducerStats stats_;
 };
 

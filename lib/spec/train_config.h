@@ -41,6 +41,7 @@ struct EarlyStoppingConfig {
 struct TrainConfig {
   int64_t epochs = 10;
   int64_t batch_size = 32;
+  int64_t accumulate = 1;
   int64_t valid_batch_size = 0;
   int64_t steps_per_epoch = 0;
   int64_t validate_every = 1;
@@ -58,6 +59,12 @@ struct TrainConfig {
     // Bounded so that every product of batch sizes (4 x batch_size, x ranks)
     // stays far inside 64 bits; a batch larger than the data is one batch.
     v("batch_size", batch_size, "Samples per step (per device).", count_in_range(1, kMaxBatchSize));
+    v("accumulate", accumulate,
+      "Gradient accumulation: one optimizer step per N batches of batch_size, with the gradient of their mean "
+      "loss, exactly as one batch N times larger would give it (an epoch's last, shorter group: the mean over its "
+      "samples); a data-parallel run reduces gradients once per step, not per batch. Steps, schedules, "
+      "steps_per_epoch, the progress bar and steps.jsonl count optimizer steps.",
+      count_in_range(1, 1024));
     v("valid_batch_size", valid_batch_size, "Samples per validation batch; 0 = batch_size on a CPU, 4 x batch_size on a GPU.",
       count_in_range(0, kMaxBatchSize));
     v("steps_per_epoch", steps_per_epoch, "Stop an epoch after N steps; 0 = the whole training set.",

@@ -46,6 +46,11 @@ TrainStep::TrainStep(const ExperimentConfig& config, Model& model, torch::optim:
       reducer_(reducer) {}
 
 StepOutcome TrainStep::run(const Batch& batch, double lr, double share, bool stop_vote, const StepExtras& extras) {
+  return run_group({&batch}, lr, share, stop_vote, extras);
+}
+
+StepOutcome TrainStep::run_group(const std::vector<const Batch*>& group, double lr, double share, bool stop_vote,
+                                 const StepExtras& extras) {
   const auto phase_done = [&](StepPhase phase) {
     if (extras.timer) extras.timer->end(phase);
   };
@@ -53,10 +58,16 @@ StepOutcome TrainStep::run(const Batch& batch, double lr, double share, bool sto
   // Dropping the gradients (instead of zeroing them) lets backward write
   // them directly: no memset, no accumulate.
   model_.net->zero_grad(/*set_to_none=*/true);
-  if (reducer_) reducer_->begin_step(share, stop_vote ? 1.0f : 0.0f);
-  // Each phase is also a named range in a profile (train.profile); the
-  // ranges cost nothing when no profile is being taken.
-  if (batch.size() > 0) {
+  int64_t samples = 0;
+  for (const Batch* batch : group) samples += batch->size();
+  for (size_t i = 0; i < group.size(); ++i) {
+    const Batch& batch = *group[i];
+    const bool last = i + 1 == group.size();
+    // The gradients of all but the last batch stay on this rank.
+    if (reducer_) last ? reducer_->begin_step(share, stop_vote ? 1.0f : 0.0f) : reducer_->hold();
+    // Each phase is also a named range in a profile (train.profile); the
+    // ranges cost nothing when no profile is being taken.
+    if (batch.size() == 0) continue;
     torch::Tensor inputs, labels, output, loss;
     {
       RECORD_USER_SCOPE("trainer/to_device");
@@ -73,7 +84,8 @@ StepOutcome TrainStep::run(const Batch& batch, double lr, double share, bool sto
     phase_done(StepPhase::kForward);
     {
       RECORD_USER_SCOPE("trainer/backward");
-      precision_.backward(loss);
+      const double weight = static_cast<double>(batch.size()) / static_cast<double>(samples);
+      precision_.backward(group.size() == 1 ? loss : loss * weight);
     }
     if (extras.meters) extras.meters->add(loss, output, labels);
   }

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <vector>
 
 #include "distributed/gradient_reducer.h"
 #include "feed/batch_loader.h"
@@ -59,6 +60,14 @@ class TrainStep {
   // so that every rank learns of an interrupt after the same step.
   StepOutcome run(const Batch& batch, double lr, double share = 1.0, bool stop_vote = false,
                   const StepExtras& extras = {});
+  // One step on the batches of `group` (train.accumulate), their gradients
+  // added before the step: each batch's mean loss weighed by its share of
+  // this rank's samples in the group (its size / theirs), so that the step's
+  // gradient is that of the group's mean loss, as one batch of all of them
+  // would give; `share` is this rank's part of all ranks' groups, and the
+  // gradients are reduced once, after the last batch.
+  StepOutcome run_group(const std::vector<const Batch*>& group, double lr, double share = 1.0,
+                        bool stop_vote = false, const StepExtras& extras = {});
 
  private:
   const ExperimentConfig& config_;

@@ -57,8 +57,12 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
   // before rank 0's are broadcast.
   if (options_.resume.empty() && !config.model.init_from.empty()) load_initial_weights(config.model, experiment_.model);
   const int64_t global_batch = config.train.batch_size * cluster_.world_size();
-  const int64_t batches = (experiment_.data.train.size() + global_batch - 1) / global_batch;
-  steps_per_epoch_ = config.train.steps_per_epoch > 0 ? std::min(batches, config.train.steps_per_epoch) : batches;
+  const int64_t accumulate = config.train.accumulate;
+  batches_per_epoch_ = (experiment_.data.train.size() + global_batch - 1) / global_batch;
+  if (config.train.steps_per_epoch > 0)
+    batches_per_epoch_ = std::min(batches_per_epoch_, config.train.steps_per_epoch * accumulate);
+  // An epoch's last step takes the batches that are left, fewer than train.accumulate.
+  steps_per_epoch_ = (batches_per_epoch_ + accumulate - 1) / accumulate;
   if (cluster_.distributed()) {
     cluster_.require_same("experiment config", to_yaml(config));
     cluster_.require_same("data", std::to_string(experiment_.data.train.size()) + "/" +
@@ -214,26 +218,36 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
   // A verdict still in flight belongs to the last epoch, whose end checked its loss.
   if (divergence_check_.pending()) divergence_check_.take();
   monitor_.start_epoch(meters_);
-  RankBatches batches = epoch_batches(config_, experiment_.data.train.size(), epoch, step, steps_per_epoch_,
-                                      cluster_.communicator());
+  // A step of an interrupted epoch took train.accumulate batches.
+  RankBatches batches = epoch_batches(config_, experiment_.data.train.size(), epoch, step * config_.train.accumulate,
+                                      batches_per_epoch_, cluster_.communicator());
   LoaderOptions options = loader_options(config_.data);
   options.batch_sizes = batches.batch_sizes;
   options.epoch = epoch;
   BatchFeed loader(experiment_.data.train, std::move(batches.order), options, device_);
   progress_.start(epoch, config_.train.epochs, steps_per_epoch_);
   size_t index = 0;
+  std::vector<Batch> group;
   while (true) {
     cluster_.set_phase(Phase::kData, epoch, step + 1);
     profiler_.before_step(epoch, step + 1);
     RECORD_USER_SCOPE("trainer/step");
     StepTimer* timer = monitor_.before_step();
-    auto batch = [&] {
+    // The step's batches: train.accumulate of them, fewer at the epoch's end.
+    group.clear();
+    double global_size = 0, rank_size = 0;
+    {
       RECORD_USER_SCOPE("trainer/data_wait");
-      return loader.next();
-    }();
-    if (!batch) break;
+      while (static_cast<int64_t>(group.size()) < config_.train.accumulate) {
+        auto batch = loader.next();
+        if (!batch) break;
+        global_size += static_cast<double>(batches.global_sizes[index++]);
+        rank_size += static_cast<double>(batch->size());
+        group.push_back(std::move(*batch));
+      }
+    }
+    if (group.empty()) break;
     cluster_.check();
-    const double global_size = static_cast<double>(batches.global_sizes[index++]);
     record.lr = scheduled_lr(config_.optimizer.schedule, *config_.optimizer.lr,
                              static_cast<double>(state_.global_step) / static_cast<double>(steps_per_epoch_),
                              static_cast<double>(config_.train.epochs));
@@ -244,8 +258,10 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
     extras.meters = &meters_;
     extras.timer = timer;
     extras.before_all_reduce = [&] { cluster_.set_phase(Phase::kAllReduce, epoch, step + 1); };
-    const bool stop = step_->run(*batch, record.lr, static_cast<double>(batch->size()) / global_size,
-                                interrupt_requested(), extras).stop;
+    std::vector<const Batch*> members;
+    for (const Batch& batch : group) members.push_back(&batch);
+    const double share = global_size > 0 ? rank_size / global_size : 0.0;
+    const bool stop = step_->run_group(members, record.lr, share, interrupt_requested(), extras).stop;
     ++step;
     ++state_.global_step;
     record.steps = step;

@@ -111,7 +111,8 @@ class TrainingLoop {
   ProcessLock run_lock_;  // rank 0's, unless a supervisor of this node's ranks holds it
   RunRecord record_;  // rank 0's
   TrainingState state_;
-  int64_t steps_per_epoch_ = 0;
+  int64_t steps_per_epoch_ = 0;    // optimizer steps
+  int64_t batches_per_epoch_ = 0;  // batches of train.batch_size: train.accumulate to a step
   DeferredRead divergence_check_;  // on a GPU, the last check's verdict in flight
   int64_t divergence_step_ = 0;    // the step it was taken after
 };

@@ -119,6 +119,22 @@ TEST_CASE("uneven shards and more ranks than samples train as one process", "[di
   }
 }
 
+TEST_CASE("accumulated batches train as one batch as large: batch 8 x 4, and 2 ranks x batch 4 x 4, as batch 32",
+          "[dist][equivalence][accumulate]") {
+  // 650 samples: 20 steps of 32 and a last of 10, which the accumulating
+  // runs make of the batches that are left (8 + 2 samples, one sample a rank).
+  const std::string dir = fresh_dir("accumulate-equivalence");
+  const std::string experiment = mlp_experiment(dir, 650);
+  const Run large = train(dir, experiment, "large", {"--set", "train.batch_size=32"});
+  const Run accumulated =
+      train(dir, experiment, "accumulated", {"--set", "train.batch_size=8", "--set", "train.accumulate=4"});
+  check_same_training(large, accumulated);
+  CHECK_THAT(accumulated.result.err, Catch::Contains("21 steps per epoch"));
+  const Run ranks = train(dir, experiment, "ranks",
+                          {"--devices", "cpu,cpu", "--set", "train.batch_size=4", "--set", "train.accumulate=4"});
+  check_same_training(large, ranks);
+}
+
 TEST_CASE("the reducer fills buckets in reverse layer order and averages by sample share", "[dist][reducer]") {
   torch::manual_seed(1);
   torch::nn::Sequential net(torch::nn::Linear(64, 64), torch::nn::Tanh(), torch::nn::Linear(64, 8));
