@@ -50,6 +50,20 @@ void validate_loss_input(const ExperimentConfig& config, ReadContext& context) {
                          "activation: softmax, or set loss: {from_logits: true}");
 }
 
+// Label smoothing and class weights are the cross-entropy's.
+void validate_class_loss_keys(const ExperimentConfig& config, ReadContext& context) {
+  if (config.loss.name == LossKind::kSparseCategoricalCrossentropy) return;
+  const std::string loss = to_string(config.loss.name);
+  if (config.loss.label_smoothing > 0)
+    context.problem(context.location_of_any({"loss.label_smoothing", "loss.name"}),
+                    "loss.label_smoothing: smooths class labels; " + loss + " compares values (use it with "
+                    "sparse_categorical_crossentropy)");
+  if (config.loss.class_weights.any())
+    context.problem(context.location_of_any({"loss.class_weights", "loss.name"}),
+                    "loss.class_weights: weights classes; " + loss + " compares values (use them with "
+                    "sparse_categorical_crossentropy)");
+}
+
 // log.dir/NAME/latest is the link to the newest run.
 void validate_run_name(const ExperimentConfig& config, ReadContext& context) {
   if (config.log.run_name == "latest")
@@ -143,6 +157,7 @@ void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
     context.problem(context.location_of("data.synthetic.shape"), "data.synthetic.shape: expected at least one size");
   validate_images(config.data, context);
   validate_loss_input(config, context);
+  validate_class_loss_keys(config, context);
   validate_profile(config.train, context);
   validate_monitor(config, context);
 }

@@ -346,6 +346,35 @@ struct Codec<DeviceList> {
 };
 
 template <>
+struct Codec<ClassWeights> {
+  static bool decode(const YAML::Node& n, ClassWeights& v) {
+    v = {};
+    if (n.IsNull()) return true;
+    std::string word;
+    if (decode_scalar(n, word)) {
+      v.balanced = word == "balanced";
+      return v.balanced;
+    }
+    if (!n.IsSequence() || n.size() == 0) return false;
+    for (const auto& item : n) {
+      double w = 0;
+      if (!decode_scalar(item, w) || !std::isfinite(w) || w < 0) return false;
+      v.values.push_back(w);
+    }
+    return true;
+  }
+  static YAML::Node encode(const ClassWeights& v) {
+    if (v.balanced) return YAML::Node(std::string("balanced"));
+    if (v.values.empty()) return YAML::Node();
+    YAML::Node n(YAML::NodeType::Sequence);
+    for (double w : v.values) n.push_back(Codec<double>::encode(w));
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    return n;
+  }
+  static std::string expected() { return "balanced, a list of one weight (>= 0) a class, or null"; }
+};
+
+template <>
 struct Codec<NameMap> {
   // A mapping, in the order written; every pattern must be a valid regular expression.
   static bool decode(const YAML::Node& n, NameMap& v) {

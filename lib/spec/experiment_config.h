@@ -297,6 +297,8 @@ struct LossConfig {
   LossKind name = LossKind::kSparseCategoricalCrossentropy;
   bool from_logits = false;
   double epsilon = 1e-3;
+  double label_smoothing = 0;
+  ClassWeights class_weights;
 
   template <class V> void visit_fields(V& v) {
     v("name", name, "sparse_categorical_crossentropy (class labels); mse, mae or l1 (its PyTorch name), or "
@@ -307,6 +309,18 @@ struct LossConfig {
       "sparse_categorical_crossentropy: the model outputs logits, not probabilities. false needs a last "
       "layer with activation: softmax (a config error otherwise). With a final softmax the loss is computed "
       "from its logits either way.");
+    v("label_smoothing", label_smoothing,
+      "sparse_categorical_crossentropy: the targets become (1 - s) on the label and s / classes on every class, "
+      "as Keras's label_smoothing and PyTorch's; in the training and the validation loss.",
+      Check<double>([](const double& x) { return (x >= 0 && x < 1) ? "" : "a number in [0, 1)"; }));
+    v("class_weights", class_weights,
+      "sparse_categorical_crossentropy: each sample's loss weighted by its class's weight, the mean taken over "
+      "the weights (PyTorch's weight=); balanced: n / (classes x n_c) from the training labels (scikit-learn's). "
+      "The training loss only: validation's stays unweighted, as Keras's class_weight. null: none.");
+  }
+  // Left out of a run's config.yaml while unused.
+  bool is_quiet_default(const std::string& key) const {
+    return (key == "label_smoothing" && label_smoothing == 0) || (key == "class_weights" && !class_weights.any());
   }
 };
 

@@ -55,6 +55,15 @@ struct MemoryLimit {
 };
 inline constexpr int64_t kMaxMemoryMib = int64_t{1} << 40;
 
+// loss.class_weights: none (null, the default), `balanced` (n / (classes x
+// n_c) from the training labels, as scikit-learn's compute_class_weight), or
+// one weight a class.
+struct ClassWeights {
+  bool balanced = false;
+  std::vector<double> values;
+  bool any() const { return balanced || !values.empty(); }
+};
+
 // Renaming rules, in the order written: `{"^features\\.0\\.": "conv2d."}`,
 // each a regular expression (ECMAScript) and its replacement ($1 for a
 // group), applied one after the other to a name.

@@ -1,5 +1,7 @@
 #include "train/loss.h"
 
+#include "util/error.h"
+
 namespace trainer {
 namespace {
 
@@ -22,12 +24,20 @@ torch::Tensor predictions(const LossConfig& config, const torch::Tensor& output,
 }
 
 torch::Tensor compute_loss(const LossConfig& config, const torch::Tensor& output, const torch::Tensor& labels,
-                           bool final_softmax) {
+                           bool final_softmax, const torch::Tensor& class_weights) {
   switch (config.name) {
-    case LossKind::kSparseCategoricalCrossentropy:
-      if (outputs_logits(config, final_softmax)) return F::cross_entropy(output, labels);
+    case LossKind::kSparseCategoricalCrossentropy: {
+      const bool logits = outputs_logits(config, final_softmax);
       // Probabilities: clip as Keras does before the log.
-      return F::nll_loss(output.clamp(1e-7, 1.0 - 1e-7).log(), labels);
+      const torch::Tensor scores = logits ? output : output.clamp(1e-7, 1.0 - 1e-7).log();
+      if (config.label_smoothing == 0 && !class_weights.defined())
+        return logits ? F::cross_entropy(scores, labels) : F::nll_loss(scores, labels);
+      // PyTorch's smoothing and weighting. On log-probabilities its
+      // log-softmax changes nothing but the clipping's last bits.
+      auto options = F::CrossEntropyFuncOptions().label_smoothing(config.label_smoothing);
+      if (class_weights.defined()) options.weight(class_weights.to(scores.scalar_type()));
+      return F::cross_entropy(scores, labels, options);
+    }
     case LossKind::kMse: {
       const auto predicted = predictions(config, output, final_softmax);
       return F::mse_loss(predicted, regression_target(labels, predicted));
@@ -45,6 +55,21 @@ torch::Tensor compute_loss(const LossConfig& config, const torch::Tensor& output
     }
   }
   throw std::logic_error("unhandled loss kind");
+}
+
+torch::Tensor class_weight_tensor(const LossConfig& config, const torch::Tensor& labels, int64_t classes) {
+  const ClassWeights& weights = config.class_weights;
+  if (!weights.any() || classes <= 0) return {};
+  if (!weights.balanced) {
+    if (static_cast<int64_t>(weights.values.size()) != classes)
+      throw ConfigError({"loss.class_weights: " + std::to_string(weights.values.size()) + " weights for " +
+                         std::to_string(classes) + " classes; give one a class, or balanced"});
+    return torch::tensor(weights.values, torch::kFloat32);
+  }
+  // n / (classes x n_c); a class without samples weighs nothing.
+  const torch::Tensor counts = torch::bincount(labels.flatten().to(torch::kInt64).cpu(), {}, classes).to(torch::kFloat64);
+  const torch::Tensor balanced = static_cast<double>(labels.numel()) / (static_cast<double>(classes) * counts);
+  return torch::where(counts > 0, balanced, torch::zeros_like(balanced)).to(torch::kFloat32);
 }
 
 }  // namespace trainer

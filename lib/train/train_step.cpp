@@ -78,7 +78,7 @@ StepOutcome TrainStep::run_group(const std::vector<const Batch*>& group, double 
     {
       RECORD_USER_SCOPE("trainer/forward");
       output = precision_.forward(model_, inputs);
-      loss = compute_loss(config_.loss, output, labels, model_.final_softmax);
+      loss = compute_loss(config_.loss, output, labels, model_.final_softmax, class_weights_);
       if (const auto penalty = weight_penalty(model_); penalty.defined()) loss = loss + penalty;
     }
     phase_done(StepPhase::kForward);

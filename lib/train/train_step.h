@@ -68,6 +68,10 @@ class TrainStep {
   // gradients are reduced once, after the last batch.
   StepOutcome run_group(const std::vector<const Batch*>& group, double lr, double share = 1.0,
                         bool stop_vote = false, const StepExtras& extras = {});
+  // loss.class_weights, one a class (class_weight_tensor); undefined: none.
+  void set_class_weights(const torch::Tensor& weights) {
+    class_weights_ = weights.defined() ? weights.to(device_) : weights;
+  }
 
  private:
   const ExperimentConfig& config_;
@@ -76,6 +80,7 @@ class TrainStep {
   MixedPrecision& precision_;
   torch::Device device_;
   GradientReducer* reducer_;
+  torch::Tensor class_weights_;
 };
 
 }  // namespace trainer

@@ -16,6 +16,7 @@
 #include "runs/resume_config.h"
 #include "train/epoch_batches.h"
 #include "train/initial_weights.h"
+#include "train/loss.h"
 #include "train/sample_images.h"
 #include "train/training_loop.h"
 #include "train/validation.h"
@@ -78,6 +79,17 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
       !placed.empty())
     log().info("{}", placed);
   step_ = std::make_unique<TrainStep>(config, experiment_.model, *optimizer_, precision_, device_, reducer_.get());
+  // Class weights from class ids (a data set that makes its samples has none).
+  if (config.loss.class_weights.any() && !experiment_.data.train.source) {
+    const torch::Tensor weights =
+        class_weight_tensor(config.loss, experiment_.data.train.labels, experiment_.data.info.classes);
+    step_->set_class_weights(weights);
+    if (weights.defined()) {
+      std::vector<std::string> shown;
+      for (int64_t c = 0; c < weights.size(0); ++c) shown.push_back(fmt::format("{:.4g}", weights[c].item<float>()));
+      log().info("loss: class weights {}{}", join(shown, ", "), config.loss.class_weights.balanced ? " (balanced)" : "");
+    }
+  }
   if (device_.is_cuda()) {
     gpu_monitor_ = std::make_unique<GpuMonitor>("libnvidia-ml.so.1", gpu_pci_bus_id(device_.index()), device_.index());
     if (!gpu_monitor_->available()) log().info("GPU utilisation not sampled: {}", gpu_monitor_->why());

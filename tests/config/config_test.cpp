@@ -156,6 +156,21 @@ optimizer: {name: rmsprop, rho: 0.5}
   CHECK_THAT(groups[0], Catch::Contains("instancenorm takes no 'groups' (conv1d, conv2d, groupnorm do)"));
 }
 
+TEST_CASE("label smoothing and class weights: the cross-entropy's, in range", "[config]") {
+  const auto config = parse_experiment(std::string(kMinimal) + "loss: {label_smoothing: 0.1, class_weights: [1, 2.5]}\n",
+                                       "exp.yaml");
+  CHECK(config.loss.label_smoothing == Approx(0.1));
+  CHECK(config.loss.class_weights.values == std::vector<double>{1, 2.5});
+  CHECK(parse_experiment(std::string(kMinimal) + "loss: {class_weights: balanced}\n", "exp.yaml").loss.class_weights.balanced);
+  CHECK_THAT(problems_of(std::string(kMinimal) + "loss: {label_smoothing: 1}\n").at(0), Catch::Contains("[0, 1)"));
+  CHECK_THAT(problems_of(std::string(kMinimal) + "loss: {class_weights: [1, -2]}\n").at(0),
+             Catch::Contains("balanced, a list of one weight (>= 0) a class, or null"));
+  CHECK_THAT(problems_of(std::string(kMinimal) + "loss: {class_weights: heavy}\n").at(0),
+             Catch::Contains("loss.class_weights: expected balanced"));
+  CHECK_THAT(problems_of(std::string(kMinimal) + "loss: {name: mse, label_smoothing: 0.1}\n").at(0),
+             Catch::Contains("loss.label_smoothing: smooths class labels; mse compares values"));
+}
+
 TEST_CASE("wrong types and out-of-range values say what was expected", "[config]") {
   const auto problems = problems_of(std::string(kMinimal) + R"(train:
   epochs: three

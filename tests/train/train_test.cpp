@@ -33,6 +33,44 @@ TEST_CASE("softmax + cross-entropy is computed stably from logits", "[train][los
   }
 }
 
+TEST_CASE("label smoothing and class weights: PyTorch's cross-entropy, from logits or probabilities", "[train][loss]") {
+  torch::manual_seed(4);
+  const torch::Tensor logits = torch::randn({6, 3});
+  const torch::Tensor labels = torch::tensor({0, 2, 1, 1, 0, 2}, torch::kInt64);
+  const torch::Tensor log_p = torch::log_softmax(logits, 1);
+  LossConfig config;
+  config.from_logits = true;
+  SECTION("smoothing: (1 - s) on the label, s / classes on each class") {
+    config.label_smoothing = 0.2;
+    const torch::Tensor nll = -log_p.gather(1, labels.view({-1, 1})).squeeze(1);
+    const double expected = (0.8 * nll - 0.2 * log_p.mean(1)).mean().item<double>();
+    CHECK(compute_loss(config, logits, labels, false).item<double>() == Approx(expected).epsilon(1e-6));
+    // A model that outputs probabilities (softmax last) gets the same loss.
+    config.from_logits = false;
+    CHECK(compute_loss(config, torch::softmax(logits, 1), labels, false).item<double>() ==
+          Approx(expected).epsilon(1e-5));
+  }
+  SECTION("class weights: the weighted mean of the samples' losses") {
+    const torch::Tensor weights = torch::tensor({1.0f, 3.0f, 0.5f});
+    const torch::Tensor nll = -log_p.gather(1, labels.view({-1, 1})).squeeze(1);
+    const torch::Tensor w = weights.index_select(0, labels);
+    const double expected = ((w * nll).sum() / w.sum()).item<double>();
+    CHECK(compute_loss(config, logits, labels, false, weights).item<double>() == Approx(expected).epsilon(1e-6));
+  }
+  SECTION("balanced weights from the counts; a list of the wrong length is refused") {
+    config.class_weights.balanced = true;
+    const torch::Tensor balanced = class_weight_tensor(config, torch::tensor({0, 0, 0, 1}, torch::kInt64), 3);
+    REQUIRE(balanced.numel() == 3);
+    CHECK(balanced[0].item<float>() == Approx(4.0 / 9));  // n / (classes x n_c) = 4 / (3 x 3)
+    CHECK(balanced[1].item<float>() == Approx(4.0 / 3));
+    CHECK(balanced[2].item<float>() == 0.0f);  // no samples
+    config.class_weights = {false, {1.0, 2.0}};
+    CHECK_THROWS_WITH(class_weight_tensor(config, labels, 3), Catch::Contains("2 weights for 3 classes"));
+    config.class_weights = {};
+    CHECK_FALSE(class_weight_tensor(config, labels, 3).defined());
+  }
+}
+
 TEST_CASE("metrics are exact counts over the epoch", "[train][metrics]") {
   LossConfig loss;
   MetricAccumulator meters(loss, {"accuracy", "top2", "mse"}, true);
