@@ -128,6 +128,13 @@ void validate_images(const DataConfig& data, ReadContext& context) {
 }
 
 // A profile of an epoch the run never reaches would silently not be taken.
+// One way to say how fast the average forgets.
+void validate_ema(const TrainConfig& train, ReadContext& context) {
+  if (train.ema.decay > 0 && train.ema.half_life > 0)
+    context.problem(context.location_of_any({"train.ema.decay", "train.ema.half_life"}),
+                    "train.ema: give decay or half_life, not both");
+}
+
 void validate_profile(const TrainConfig& train, ReadContext& context) {
   if (train.profile.epoch > train.epochs)
     context.problem(context.location_of_any({"train.profile.epoch", "train.epochs"}),
@@ -159,6 +166,7 @@ void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
   validate_loss_input(config, context);
   validate_class_loss_keys(config, context);
   validate_profile(config.train, context);
+  validate_ema(config.train, context);
   validate_monitor(config, context);
 }
 

@@ -53,7 +53,7 @@ ExportedWeights export_weights(const ExperimentConfig& config, const std::string
   check_replaceable(result.weights);
   check_replaceable(result.config);
   Model model = build_model_from_description(config, "export").model;
-  load_checkpoint(checkpoint, *model.net, nullptr, torch::kCPU);
+  load_weights_to_use(checkpoint, model, config, torch::kCPU);
   // The state dict's order and names: parameters, then buffers (batch norm's running statistics).
   std::vector<NamedArray> arrays;
   for (const auto& item : model.net->named_parameters(true)) arrays.push_back(to_array(item.key(), item.value(), format));

@@ -113,7 +113,7 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
   DescribedModel described = build_model_from_description(config, "predict");
   const DataInfo& info = described.info;
   Model& model = described.model;
-  load_checkpoint(options.checkpoint, *model.net, nullptr, device);
+  load_weights_to_use(options.checkpoint, model, config, device);
   model.net->to(device);
   model.net->eval();
   torch::NoGradGuard no_grad;

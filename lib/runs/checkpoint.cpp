@@ -77,6 +77,7 @@ void save_checkpoint(const std::string& path, torch::nn::Module& model, const to
     if (state.epoch_metric_sums.defined()) archive.write("epoch_metric_sums", state.epoch_metric_sums);
     if (state.loss_scaler.defined()) archive.write("loss_scaler", state.loss_scaler);
     if (state.rng_gpu.defined()) archive.write("rng_gpu", state.rng_gpu);
+    if (state.weight_average.defined()) archive.write("weight_average", state.weight_average);
     if (!state.optimizer.empty()) archive.write("optimizer_name", c10::IValue(state.optimizer));
     archive.write("monitor_best", c10::IValue(state.monitor.best));
     archive.write("monitor_best_epoch", c10::IValue(state.monitor.best_epoch));
@@ -187,6 +188,9 @@ TrainingState load_checkpoint(const std::string& path, torch::nn::Module& model,
     if (archive.try_read("loss_scaler", scaler)) state.loss_scaler = scaler.cpu();
     torch::Tensor rng_gpu;
     if (archive.try_read("rng_gpu", rng_gpu)) state.rng_gpu = rng_gpu.cpu();
+    // Absent from runs without train.ema (and from older checkpoints).
+    torch::Tensor average;
+    if (archive.try_read("weight_average", average)) state.weight_average = average.cpu();
     read_monitor_counters(archive, state.monitor);
   } catch (const c10::Error& e) {
     throw IoError("cannot load checkpoint " + path + ": " + e.what_without_backtrace(),

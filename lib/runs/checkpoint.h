@@ -20,6 +20,7 @@ struct TrainingState {
   torch::Tensor epoch_metric_sums;  // MetricAccumulator::state() when step_in_epoch > 0
   torch::Tensor loss_scaler;        // LossScaler::state() of runs that scale their loss
   torch::Tensor rng_gpu;            // the training GPU's generator state (GPU runs)
+  torch::Tensor weight_average;     // WeightAverage::state() of runs with train.ema
   std::string optimizer;            // "adam": its state loads only into the same kind
   MonitorCounters monitor;          // best epoch and early stopping's patience
 };

@@ -1,6 +1,7 @@
 #pragma once
 // The `train:` section: how long and in what steps to train, what to keep,
 // when to stop. Declared as experiment_config.h explains.
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -38,6 +39,27 @@ struct EarlyStoppingConfig {
   }
 };
 
+// train.ema: an exponential moving average of the weights, kept beside
+// them (Marian's exponential smoothing, Keras's use_ema, PyTorch's
+// AveragedModel): after every step, average = decay * average + (1 - decay)
+// * weights, starting from the weights the run starts with.
+struct EmaConfig {
+  double decay = 0;      // 0 (and half_life 0): off
+  double half_life = 0;  // in steps: the decay whose weight halves after this many
+  bool evaluate = true;  // validation, best.pt's choice, eval, predict and export use the average
+
+  bool on() const { return decay > 0 || half_life > 0; }
+  double effective_decay() const { return half_life > 0 ? std::pow(0.5, 1.0 / half_life) : decay; }
+  template <class V> void visit_fields(V& v) {
+    v("decay", decay, "Weight of the average kept at each step (0.999: about the last thousand steps); 0: off.",
+      Check<double>([](const double& x) { return (x >= 0 && x < 1) ? "" : "a number in [0, 1)"; }));
+    v("half_life", half_life, "Instead of decay: the steps after which a step's weights count half as much.",
+      non_negative());
+    v("evaluate", evaluate, "Validation (and so the best epoch), trainer eval, predict and export use the averaged "
+                            "weights; false: the trained ones, the average only kept in the checkpoints.");
+  }
+};
+
 struct TrainConfig {
   int64_t epochs = 10;
   int64_t batch_size = 32;
@@ -53,6 +75,7 @@ struct TrainConfig {
   MonitorMode mode = MonitorMode::kAuto;
   double min_delta = 0;
   EarlyStoppingConfig early_stopping;
+  EmaConfig ema;
 
   template <class V> void visit_fields(V& v) {
     v("epochs", epochs, "Epochs to train.", at_least(1));
@@ -86,6 +109,12 @@ struct TrainConfig {
       non_negative());
     v("early_stopping", early_stopping, "Stop when the monitored figure stops improving: {patience: P, min_delta: D, "
       "restore_best: true|false}.");
+    v("ema", ema, "An exponential moving average of the weights: {decay: 0.999} or {half_life: STEPS}; "
+                  "checkpoints carry it and resume it exactly.");
+  }
+  // Left out of a run's config.yaml while unused, as before they existed.
+  bool is_quiet_default(const std::string& key) const {
+    return (key == "accumulate" && accumulate == 1) || (key == "ema" && !ema.on() && ema.evaluate);
   }
 };
 

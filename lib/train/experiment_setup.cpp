@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "optim/weight_average.h"
 #include "train/image_quality.h"
 #include "util/error.h"
 #include "util/logging.h"
@@ -77,6 +78,14 @@ DescribedModel build_model_from_description(const ExperimentConfig& config, cons
                         "read it here",
                     "run `trainer run` on this experiment file to see what is wrong with the data set");
   return {*info, build_seeded_model(config, *info)};
+}
+
+TrainingState load_weights_to_use(const std::string& checkpoint, Model& model, const ExperimentConfig& config,
+                                  const torch::Device& device) {
+  TrainingState state = load_checkpoint(checkpoint, *model.net, nullptr, device);
+  if (config.train.ema.evaluate && state.weight_average.defined())
+    WeightAverage::apply(model.net->parameters(), state.weight_average);
+  return state;
 }
 
 Model build_model_to_inspect(const ExperimentConfig& config) {

@@ -3,6 +3,7 @@
 // (device/runtime.h): seeds, data, model.
 #include "data/dataset.h"
 #include "models/model.h"
+#include "runs/checkpoint.h"
 #include "spec/experiment_config.h"
 
 namespace trainer {
@@ -32,6 +33,12 @@ Model build_model_to_inspect(const ExperimentConfig& config);
 // The model from the data set's description alone, without loading it, for
 // a command that only needs the weights' shapes (`what`: "export",
 // "predict"); a DataError where the data set cannot be described.
+// A checkpoint's weights into `model` for evaluation or inference (trainer
+// eval, predict, export): its weight average instead of the trained weights
+// where it holds one and train.ema.evaluate says so. As load_checkpoint.
+TrainingState load_weights_to_use(const std::string& checkpoint, Model& model, const ExperimentConfig& config,
+                                  const torch::Device& device);
+
 struct DescribedModel {
   DataInfo info;
   Model model;

@@ -13,6 +13,7 @@
 #include "feed/data_placement.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
+#include "optim/weight_average.h"
 #include "runs/resume_config.h"
 #include "train/epoch_batches.h"
 #include "train/initial_weights.h"
@@ -75,6 +76,9 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
     reducer_ = std::make_unique<GradientReducer>(cluster_.communicator(), experiment_.model.trainable_parameters(),
                                                  config.dist.bucket_mb);
   }
+  // From the weights every rank starts with (a resumed run's checkpoint replaces it).
+  if (config.train.ema.on())
+    average_ = std::make_unique<WeightAverage>(experiment_.model.net->parameters(), config.train.ema.effective_decay());
   if (const std::string placed = place_data(experiment_.data, config.data.on_device, device_, gpu_budget_bytes(device_));
       !placed.empty())
     log().info("{}", placed);
@@ -155,6 +159,10 @@ EpochRecord TrainingLoop::run_epoch(int64_t epoch) {
                             std::to_string(epoch),
                         diverged_hint());
   const bool last = epoch == config_.train.epochs;
+  // The averaged weights (train.ema) are the ones validated and shown, until
+  // the trained ones come back before anything is saved.
+  const bool averaged = average_ && config_.train.ema.evaluate;
+  if (averaged) average_->swap_in();
   if (last || epoch % config_.train.validate_every == 0) {
     cluster_.set_phase(Phase::kValidation, epoch, record.steps);
     record.valid = validate_model(experiment_.model, experiment_.data.valid, config_, device_, cluster_.communicator(),
@@ -183,6 +191,7 @@ EpochRecord TrainingLoop::run_epoch(int64_t epoch) {
       for (auto& observer : observers_) observer->on_images(images, state_.global_step);
     }
   }
+  if (averaged) average_->restore();
   log().info("epoch {}: {:.2f} s ({:.2f} s training), {:.0f} samples/s, data wait {:.2f}% of training, peak memory "
              "{}{}", epoch, record.seconds, record.train_seconds, record.samples_per_second,
              100.0 * data_wait / record.train_seconds, format_mib(memory.peak_bytes),
@@ -273,7 +282,9 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
     std::vector<const Batch*> members;
     for (const Batch& batch : group) members.push_back(&batch);
     const double share = global_size > 0 ? rank_size / global_size : 0.0;
-    const bool stop = step_->run_group(members, record.lr, share, interrupt_requested(), extras).stop;
+    const StepOutcome outcome = step_->run_group(members, record.lr, share, interrupt_requested(), extras);
+    const bool stop = outcome.stop;
+    if (average_ && outcome.stepped) average_->update();
     ++step;
     ++state_.global_step;
     record.steps = step;
@@ -375,7 +386,7 @@ CheckpointEvaluation evaluate_checkpoint(const ExperimentConfig& config, const s
   const torch::Device device = primary_device(config.devices.entries);
   configure_runtime(config, device);
   Experiment experiment = prepare_experiment(config, device);
-  const TrainingState state = load_checkpoint(checkpoint, *experiment.model.net, nullptr, device);
+  const TrainingState state = load_weights_to_use(checkpoint, experiment.model, config, device);
   auto single = make_single_process_communicator();
   return {state.epoch, state.step_in_epoch,
           validate_model(experiment.model, experiment.data.valid, config, device, *single)};

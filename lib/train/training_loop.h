@@ -15,6 +15,7 @@
 #include "device/runtime.h"
 #include "distributed/cluster.h"
 #include "distributed/gradient_reducer.h"
+#include "optim/weight_average.h"
 #include "runs/checkpoint.h"
 #include "runs/epoch_monitor.h"
 #include "runs/run_dir.h"
@@ -101,6 +102,7 @@ class TrainingLoop {
   MetricAccumulator meters_;
   ProgressBar progress_;
   std::unique_ptr<GradientReducer> reducer_;
+  std::unique_ptr<WeightAverage> average_;  // train.ema
   std::unique_ptr<TrainStep> step_;
   StepMonitor monitor_;
   StepProfiler profiler_;

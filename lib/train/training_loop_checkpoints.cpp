@@ -19,7 +19,8 @@ void TrainingLoop::restore_best() {
     log().warn("train.early_stopping.restore_best: no best.pt to restore ({} was never measured)", best_.spec().key);
     return;
   }
-  load_checkpoint(best, *experiment_.model.net, nullptr, device_);
+  const TrainingState restored = load_checkpoint(best, *experiment_.model.net, nullptr, device_);
+  if (average_ && restored.weight_average.defined()) average_->load_state(restored.weight_average);
   log().info("restored the best weights: epoch {}, {} {:.6g} ({})", best_.counters.best_epoch, best_.spec().key,
              best_.counters.best, best);
 }
@@ -52,6 +53,7 @@ std::string TrainingLoop::save(int64_t epochs_done, int64_t step_in_epoch, const
   state.optimizer = to_string(config_.optimizer.name());
   if (const LossScaler* scaler = precision_.scaler()) state.loss_scaler = scaler->state();
   if (device_.is_cuda()) state.rng_gpu = gpu_rng_state(device_.index());
+  if (average_) state.weight_average = average_->state();
   state.epoch = epochs_done;
   state.step_in_epoch = step_in_epoch;
   if (step_in_epoch > 0) {

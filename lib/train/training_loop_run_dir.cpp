@@ -73,6 +73,8 @@ void TrainingLoop::resume_run() {
   if (LossScaler* scaler = precision_.scaler(); scaler && state_.loss_scaler.defined())
     scaler->load_state(state_.loss_scaler);
   if (device_.is_cuda() && state_.rng_gpu.defined()) set_gpu_rng_state(device_.index(), state_.rng_gpu);
+  // A checkpoint from before train.ema was set starts the average afresh.
+  if (average_) state_.weight_average.defined() ? average_->load_state(state_.weight_average) : average_->reset();
   // Mid-epoch metric sums are the sums over all ranks: one rank carries them.
   if (!cluster_.is_root() && state_.epoch_metric_sums.defined())
     state_.epoch_metric_sums = torch::zeros_like(state_.epoch_metric_sums);
