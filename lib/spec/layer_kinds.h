@@ -11,13 +11,12 @@
 // builder does not compile.
 //
 // Torch-free: validation and `trainer config` stay so.
-#include <array>
 #include <string>
 #include <tuple>
 #include <utility>
-#include <variant>
 
 #include "spec/enum_names.h"
+#include "spec/kind_table.h"
 #include "spec/layer_basics.h"
 #include "spec/layer_kinds_core.h"
 #include "spec/layer_kinds_graph.h"
@@ -42,38 +41,17 @@ using LayerKinds = std::tuple<
     RecurrentLayer<LayerKind::kLstm>, RecurrentLayer<LayerKind::kGru>, PositionalEmbeddingLayer,
     MultiHeadAttentionLayer, TransformerEncoderLayer>;
 
-namespace layer_kinds_detail {
-template <class F, size_t... I>
-void dispatch(LayerKind kind, F&& f, std::index_sequence<I...>) {
-  // The first kind that matches runs; || stops the fold there.
-  static_cast<void>(
-      ((std::tuple_element_t<I, LayerKinds>::kind == kind ? (f(std::tuple_element_t<I, LayerKinds>{}), true) : false) ||
-       ...));
-}
-template <size_t... I>
-constexpr auto names(std::index_sequence<I...>) {
-  using Entry = EnumName<LayerKind>;
-  return std::array<Entry, sizeof...(I)>{
-      Entry{std::tuple_element_t<I, LayerKinds>::kind, std::tuple_element_t<I, LayerKinds>::name}...};
-}
-template <class Tuple> struct VariantOf;
-template <class... Kinds> struct VariantOf<std::tuple<Kinds...>> {
-  using type = std::variant<Kinds...>;
-};
-}  // namespace layer_kinds_detail
-
 // One kind's entry, keys and all: what a LayerSpec holds.
-using LayerKeys = layer_kinds_detail::VariantOf<LayerKinds>::type;
+using LayerKeys = VariantOf<LayerKinds>::type;
 
 // Calls f(Kind{}) with a default entry of the kind `kind`.
 template <class F>
 void with_layer_kind(LayerKind kind, F&& f) {
-  layer_kinds_detail::dispatch(kind, std::forward<F>(f), std::make_index_sequence<std::tuple_size_v<LayerKinds>>{});
+  with_kind<LayerKinds>(kind, std::forward<F>(f));
 }
 
 template <> struct EnumTable<LayerKind> {
-  static constexpr auto entries =
-      layer_kinds_detail::names(std::make_index_sequence<std::tuple_size_v<LayerKinds>>{});
+  static constexpr auto entries = kind_names<LayerKind, LayerKinds>();
 };
 
 }  // namespace trainer

@@ -10,15 +10,13 @@
 // added here without one does not compile.
 //
 // Torch-free: validation and `trainer config` stay so.
-#include <array>
 #include <tuple>
-#include <type_traits>
 #include <utility>
-#include <variant>
 
 #include "spec/checks.h"
 #include "spec/enum_names.h"
 #include "spec/enums.h"
+#include "spec/kind_table.h"
 
 namespace trainer {
 
@@ -115,49 +113,17 @@ struct NadamOptimizer : MomentKeys, EpsilonKey {
 using OptimizerKinds = std::tuple<SgdOptimizer, MomentumOptimizer, AdagradOptimizer, AdamOptimizer<OptimizerKind::kAdam>,
                                   AdamOptimizer<OptimizerKind::kAdamw>, RmspropOptimizer, NadamOptimizer>;
 
-namespace optimizer_kinds_detail {
-template <class F, size_t... I>
-decltype(auto) dispatch(OptimizerKind kind, F&& f, std::index_sequence<I...>) {
-  using Result = decltype(f(std::tuple_element_t<0, OptimizerKinds>{}));
-  if constexpr (std::is_void_v<Result>) {
-    static_cast<void>(((std::tuple_element_t<I, OptimizerKinds>::kind == kind
-                            ? (f(std::tuple_element_t<I, OptimizerKinds>{}), true)
-                            : false) ||
-                       ...));
-  } else {
-    Result result{};
-    static_cast<void>(((std::tuple_element_t<I, OptimizerKinds>::kind == kind
-                            ? (result = f(std::tuple_element_t<I, OptimizerKinds>{}), true)
-                            : false) ||
-                       ...));
-    return result;
-  }
-}
-template <size_t... I>
-constexpr auto names(std::index_sequence<I...>) {
-  using Entry = EnumName<OptimizerKind>;
-  return std::array<Entry, sizeof...(I)>{
-      Entry{std::tuple_element_t<I, OptimizerKinds>::kind, std::tuple_element_t<I, OptimizerKinds>::name}...};
-}
-template <class Tuple> struct VariantOf;
-template <class... Kinds> struct VariantOf<std::tuple<Kinds...>> {
-  using type = std::variant<Kinds...>;
-};
-}  // namespace optimizer_kinds_detail
-
 template <> struct EnumTable<OptimizerKind> {
-  static constexpr auto entries =
-      optimizer_kinds_detail::names(std::make_index_sequence<std::tuple_size_v<OptimizerKinds>>{});
+  static constexpr auto entries = kind_names<OptimizerKind, OptimizerKinds>();
 };
 
 // One optimizer's entry, keys and all: what an OptimizerConfig holds.
-using OptimizerKeys = optimizer_kinds_detail::VariantOf<OptimizerKinds>::type;
+using OptimizerKeys = VariantOf<OptimizerKinds>::type;
 
 // f(Entry{}) with a default entry of the optimizer `kind`; its result, if any.
 template <class F>
 decltype(auto) with_optimizer_kind(OptimizerKind kind, F&& f) {
-  return optimizer_kinds_detail::dispatch(kind, std::forward<F>(f),
-                                          std::make_index_sequence<std::tuple_size_v<OptimizerKinds>>{});
+  return with_kind<OptimizerKinds>(kind, std::forward<F>(f));
 }
 
 }  // namespace trainer
