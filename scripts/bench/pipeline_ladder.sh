@@ -8,6 +8,9 @@
 #              NCCL, or on a machine with one GPU two ranks sharing it,
 #              gpu:0,0, their gradients reduced through Gloo: the
 #              tutorial's two logical GPUs carved from one)
+#   5 degrade  on a GPU only: plus the blurs and noise applied on the GPU to
+#              windows cut on the CPU (data.degrade.on_device: true; rungs 1
+#              to 4 degrade on the CPU, as the tutorial's pipeline did)
 # The rungs alternate REPEATS times; for each rung it prints the epoch time,
 # samples/s and the share of the training time spent waiting for data, of
 # the last epoch of every repeat (the first epoch pays for decoding into the
@@ -37,7 +40,9 @@ while [ $# -gt 0 ]; do
 done
 if [ "$device" = gpu ]; then one=gpu:0 two=gpu:0,1; else one=cpu two="[cpu,cpu]"; fi
 workers=$(( $(nproc) < 4 ? $(nproc) : 4 ))
-rungs=("1 decode" "2 cached" "3 mixed" "4 2 ranks")
+rungs=("1 decode" "2 cached" "3 mixed" "4 2 ranks" "5 degrade")
+ladder=(1 2 3 4)
+degrade="data.degrade.on_device=false"
 note=""
 if [ "$device" = gpu ]; then
   gpus=$(build/trainer devices --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["gpus"]))')
@@ -46,13 +51,15 @@ if [ "$device" = gpu ]; then
     rungs[3]="4 2 ranks, 1 GPU"
     note="one GPU here: rung 4's two ranks share gpu:0 (gpu:0,0), their gradients reduced through Gloo"
   fi
+  ladder=(1 2 3 4 5)
 fi
 rung_settings() {  # RUNG: the --set arguments of that rung
   case "$1" in
-    1) echo "data.workers=1 data.cache=none data.prefetch=1 devices=$one" ;;
-    2) echo "data.workers=$workers data.cache=memory data.prefetch=4 devices=$one" ;;
-    3) echo "data.workers=$workers data.cache=memory data.prefetch=4 mixed_precision=true devices=$one" ;;
-    4) echo "data.workers=$workers data.cache=memory data.prefetch=4 mixed_precision=true devices=$two" ;;
+    1) echo "data.workers=1 data.cache=none data.prefetch=1 devices=$one $degrade" ;;
+    2) echo "data.workers=$workers data.cache=memory data.prefetch=4 devices=$one $degrade" ;;
+    3) echo "data.workers=$workers data.cache=memory data.prefetch=4 mixed_precision=true devices=$one $degrade" ;;
+    4) echo "data.workers=$workers data.cache=memory data.prefetch=4 mixed_precision=true devices=$two $degrade" ;;
+    5) echo "data.workers=$workers data.cache=memory data.prefetch=4 mixed_precision=true devices=$two data.degrade.on_device=true" ;;
   esac
 }
 work=$(mktemp -d)
@@ -78,7 +85,7 @@ echo "pipeline ladder: $config on $device, $epochs epochs of $patches patches pe
 [ -z "$note" ] || echo "$note"
 printf '%-10s %6s %10s %10s %10s\n' rung repeat "epoch s" samples/s "data wait"
 for ((r = 1; r <= repeats; ++r)); do
-  for rung in 1 2 3 4; do
+  for rung in "${ladder[@]}"; do
     read -r seconds rate wait < <(measure "$rung" "$r")
     results[$rung]+="$seconds $rate $wait;"
     printf '%-10s %6d %10s %10s %9s%%\n' "${rungs[$((rung - 1))]}" "$r" "$seconds" "$rate" "$wait"
@@ -86,7 +93,7 @@ for ((r = 1; r <= repeats; ++r)); do
 done
 echo "ranges over the repeats (epoch s, samples/s, data wait %; samples/s relative to rung 1):"
 base=$(echo "${results[1]}" | tr ';' '\n' | awk 'NF { s += $2; n++ } END { print s / n }')
-for rung in 1 2 3 4; do
+for rung in "${ladder[@]}"; do
   echo "${results[$rung]}" | tr ';' '\n' | awk -v name="${rungs[$((rung - 1))]}" -v base="$base" '
     NF { if (n == 0 || $1 < t0) t0 = $1; if (n == 0 || $1 > t1) t1 = $1
          if (n == 0 || $2 < r0) r0 = $2; if (n == 0 || $2 > r1) r1 = $2
