@@ -12,7 +12,7 @@
 
 namespace trainer {
 
-struct DeferredDegradation;  // data/deferred_degradation.h
+struct DeferredDegradation;  // degrade/deferred_degradation.h
 
 // A batch as a SampleSource makes it: inputs and targets, stacked; or the
 // targets and what the step's device does to make the inputs

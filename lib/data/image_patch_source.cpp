@@ -5,8 +5,8 @@
 #include <optional>
 #include <random>
 
-#include "data/deferred_degradation.h"
-#include "data/image_degrade.h"
+#include "degrade/deferred_degradation.h"
+#include "degrade/image_degrade.h"
 
 namespace trainer {
 namespace {

@@ -10,7 +10,7 @@
 // do not depend on which loader thread made them or on the cache.
 //
 // With data.degrade.on_device true, image_degrade's inputs are left to the
-// step's device (data/deferred_degradation.h): the source cuts the sharp
+// step's device (degrade/deferred_degradation.h): the source cuts the sharp
 // windows and draws every choice as before, and the device blurs, adds the
 // noise and turns them.
 #include <memory>

@@ -1,5 +1,6 @@
 #include "data/dataset.h"
 #include "data/dataset_loaders.h"
+#include "degrade/deferred_degradation.h"
 
 namespace trainer {
 namespace {
@@ -32,6 +33,8 @@ DataSplits load_by_kind(const DataConfig& config, int64_t seed) {
 }
 
 }  // namespace
+
+torch::Tensor SampleBatch::finished_inputs() const { return deferred ? deferred->finish() : inputs; }
 
 std::optional<DataInfo> preview_dataset(const DataConfig& config) {
   switch (config.dataset) {

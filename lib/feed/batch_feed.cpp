@@ -3,7 +3,7 @@
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 
-#include "data/deferred_degradation.h"
+#include "degrade/deferred_degradation.h"
 
 namespace trainer {
 

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "data/deferred_degradation.h"
+#include "degrade/deferred_degradation.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
 

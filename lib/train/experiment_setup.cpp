@@ -49,7 +49,7 @@ void check_outputs_fit_targets(const ExperimentConfig& config, const Model& mode
 }
 
 // data.degrade.on_device decided: auto degrades on the device when it is a
-// GPU (data/deferred_degradation.h).
+// GPU (degrade/deferred_degradation.h).
 DataConfig with_degradation_placed(DataConfig data, const torch::Device& device) {
   if (data.dataset != DatasetKind::kImageDegrade) return data;
   if (data.degrade.on_device == DataPlacement::kAuto)

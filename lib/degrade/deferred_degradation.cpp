@@ -1,4 +1,4 @@
-#include "data/deferred_degradation.h"
+#include "degrade/deferred_degradation.h"
 
 #include <cmath>
 
@@ -96,7 +96,5 @@ torch::Tensor DeferredDegradation::finish() const {
   values = (torch::stack(oriented) + brightness.view({-1, 1, 1, 1})).clamp(0, 255);
   return values * multiply + add;
 }
-
-torch::Tensor SampleBatch::finished_inputs() const { return deferred ? deferred->finish() : inputs; }
 
 }  // namespace trainer

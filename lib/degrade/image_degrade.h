@@ -63,7 +63,7 @@ BlurKernel combined_blur(const Degradation& degradation);
 
 // A standard normal value that depends on (key, index) alone: splitmix64
 // hashes and the Box-Muller transform, in integer and double arithmetic that
-// a GPU repeats exactly (data/deferred_degradation.h), so that noise is the
+// a GPU repeats exactly (degrade/deferred_degradation.h), so that noise is the
 // same wherever a degradation is applied. Noise value i of a window is
 // counter_normal(noise_key, i), i counting its values in PixelWindow's
 // order.

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "data/image_degrade.h"
+#include "degrade/image_degrade.h"
 
 using namespace trainer;
 

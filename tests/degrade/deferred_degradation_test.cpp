@@ -8,10 +8,10 @@
 #include <string>
 
 #include "data/dataset.h"
-#include "data/deferred_degradation.h"
-#include "data/image_degrade.h"
+#include "degrade/deferred_degradation.h"
+#include "degrade/image_degrade.h"
 #include "images/image_fixtures.h"
-#include "patch_samples.h"
+#include "data/patch_samples.h"
 #include "test_paths.h"
 
 using namespace trainer;

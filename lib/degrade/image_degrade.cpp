@@ -1,4 +1,4 @@
-#include "data/image_degrade.h"
+#include "degrade/image_degrade.h"
 
 #include <algorithm>
 #include <cmath>

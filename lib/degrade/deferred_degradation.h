@@ -9,7 +9,7 @@
 //
 // ImagePatchSource fills it from the same draws as its CPU path, BatchFeed
 // copies it to the device with the batch and calls finish(). The inputs are
-// apply_degradation's (data/image_degrade.h) to within a grey level: the
+// apply_degradation's (degrade/image_degrade.h) to within a grey level: the
 // blur is one FFT convolution instead of direct sums, and a value that
 // lands within float rounding of a half is rounded either way.
 #include <torch/torch.h>
@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "data/image_degrade.h"
+#include "degrade/image_degrade.h"
 
 namespace trainer {
 
