@@ -17,6 +17,10 @@ std::string evaluation_json(const std::string& checkpoint, const CheckpointEvalu
   json["epoch"] = result.epoch;
   if (result.step_in_epoch > 0) json["step_in_epoch"] = result.step_in_epoch;
   for (const auto& metric : result.valid) json["val_" + metric.key] = json_number(metric.value);
+  if (!result.confusion.empty()) {
+    if (!result.class_names.empty()) json["class_names"] = result.class_names;
+    add_class_scores(json, result.confusion, "val_");
+  }
   return json_line(json);
 }
 
@@ -36,7 +40,9 @@ void add_eval_command(CLI::App& app, Action& selected) {
       ->add_option("--checkpoint", args->checkpoint,
                    "A run directory (its checkpoints/best.pt, else its newest checkpoint) or a checkpoint file")
       ->required();
-  command->add_flag("--json", args->json, "One JSON object: checkpoint, epoch, val_loss, val_<metric>...");
+  command->add_flag("--json", args->json,
+                    "One JSON object: checkpoint, epoch, val_loss, val_<metric>... (with precision, recall or f1 "
+                    "among the metrics, also val_confusion_matrix and val_per_class)");
   command->callback([args, &selected] {
     selected = [args] {
       const CheckpointChoice choice = choose_checkpoint(args->checkpoint);

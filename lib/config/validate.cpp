@@ -20,8 +20,8 @@ void validate_metrics(const ExperimentConfig& config, ReadContext& context) {
     const bool image_metric = spec && (spec->kind == MetricKind::kPsnr || spec->kind == MetricKind::kSsim);
     if (!spec)
       context.problem(context.location_of("metrics"),
-                      "metrics: unknown metric '" + name + "'; expected accuracy, topK (e.g. top5), mse, mae, psnr "
-                      "or ssim (the loss is always reported)");
+                      "metrics: unknown metric '" + name + "'; expected accuracy, topK (e.g. top5), precision, recall, "
+                      "f1, mse, mae, psnr or ssim (the loss is always reported)");
     else if (real && spec->needs_classes())
       context.problem(context.location_of("metrics"), "metrics: " + name + " counts right classes, and " + targets +
                                                           (images ? "; use psnr, ssim, mse or mae" : "; use mse or mae"));

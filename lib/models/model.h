@@ -48,6 +48,12 @@ struct Model {
     net->train();
     for (auto& module : frozen_modules) module->eval();
   }
+  // The classes the model scores (its output's width when that is one
+  // dimension); 0 for other outputs.
+  int64_t output_classes() const {
+    if (summary.empty() || summary.back().output_shape.size() != 1) return 0;
+    return summary.back().output_shape[0];
+  }
   // The parameters that train: the optimizer's, the gradients' to reduce and clip.
   std::vector<torch::Tensor> trainable_parameters() const {
     std::vector<torch::Tensor> out;

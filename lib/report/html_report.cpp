@@ -189,6 +189,12 @@ svg .title { font-size: 14px; font-weight: 600; fill: #1d2330; }
 svg .plot { fill: #fafbfc; stroke: #c9ced8; }
 svg .grid { stroke: #e6e9ef; } svg .axis { stroke: #9aa2b1; }
 svg .tick, svg .legend, svg .label { font-size: 12px; fill: #3b4252; } svg .empty { font-size: 13px; fill: #8a93a3; }
+h3 { font-size: 15px; margin: 18px 0 8px; }
+.classes { display: flex; flex-wrap: wrap; gap: 12px 32px; align-items: flex-start; }
+table.confusion { font-size: 12px; font-variant-numeric: tabular-nums; }
+table.confusion td { text-align: right; padding: 3px 6px; border: 1px solid #eef0f4; min-width: 22px; }
+table.confusion th { padding: 3px 6px; font-size: 12px; }
+table.per-class td { font-variant-numeric: tabular-nums; }
 pre { background: #f6f8fa; padding: 12px; font-size: 12px; overflow-x: auto; }
 )";
 
@@ -233,6 +239,12 @@ std::string render_report(const std::vector<RunFiles>& runs) {
                                       "gpu_memory_used_bytes", false, 1.0 / (1024.0 * 1024.0)));
   }
   html += "</div>\n";
+  if (std::any_of(runs.begin(), runs.end(), [](const RunFiles& run) { return run.classes.has_value(); })) {
+    html += "<h2>Classes</h2>\n";
+    for (size_t i = 0; i < runs.size(); ++i)
+      if (runs[i].classes)
+        html += render_class_report(*runs[i].classes, charts.several() ? charts.labels[i] + ": " : std::string());
+  }
   if (runs.size() == 1 && !runs[0].config_text.empty())
     html += "<h2>Config</h2>\n<details><summary>the resolved config</summary><pre>" + xml_escape(runs[0].config_text) +
             "</pre></details>\n";

@@ -87,7 +87,10 @@ RunFiles read_run_files(const std::string& dir) {
     run.listing.experiment = absolute.parent_path().filename().string();
     run.listing.path = dir;
   }
-  if (metrics) run.epochs = read_number_lines(*metrics);
+  if (metrics) {
+    run.epochs = read_number_lines(*metrics);
+    run.classes = read_class_report(*metrics, read_text_file((folder / "run.json").string()).value_or(""));
+  }
   if (const auto steps = read_text_file((folder / "steps.jsonl").string())) run.steps = read_number_lines(*steps);
   if (const auto config = read_text_file((folder / "config.yaml").string())) {
     run.config_text = *config;

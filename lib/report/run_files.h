@@ -3,9 +3,11 @@
 // lines of metrics.jsonl, the per-step points of steps.jsonl, and the
 // resolved config flattened to keys. Torch-free.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "report/class_report.h"
 #include "report/run_listing.h"
 
 namespace trainer {
@@ -20,6 +22,7 @@ struct RunFiles {
   std::vector<NumberRecord> steps;   // steps.jsonl
   std::map<std::string, std::string> config;  // "train.batch_size" -> "32"; lists of scalars in flow form
   std::string config_text;                     // config.yaml as written
+  std::optional<ClassReport> classes;          // a classifier's last validation, class by class
 };
 
 // Reads `dir`. Throws DataError naming it when it holds neither run.json nor

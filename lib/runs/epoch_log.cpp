@@ -84,7 +84,31 @@ std::string format_metrics_json(const EpochRecord& record) {
     json["best_epoch"] = record.best_epoch;
   }
   if (record.stopped_early) json["stopped_early"] = true;
+  // Last: long for many classes, and after the figures a reader scans for.
+  if (!record.valid_confusion.empty()) add_class_scores(json, record.valid_confusion, "val_");
   return json_line(json);
+}
+
+void add_class_scores(nlohmann::ordered_json& json, const ConfusionMatrix& matrix, const std::string& prefix) {
+  auto rows = nlohmann::ordered_json::array();
+  for (int64_t truth = 0; truth < matrix.classes; ++truth) {
+    auto row = nlohmann::ordered_json::array();
+    for (int64_t guess = 0; guess < matrix.classes; ++guess) row.push_back(matrix.at(truth, guess));
+    rows.push_back(row);
+  }
+  json[prefix + "confusion_matrix"] = rows;
+  const ClassScores scores = class_scores(matrix);
+  const auto numbers = [](const std::vector<double>& values) {
+    auto out = nlohmann::ordered_json::array();
+    for (double v : values) out.push_back(json_number(v));
+    return out;
+  };
+  nlohmann::ordered_json per_class;
+  per_class["precision"] = numbers(scores.precision);
+  per_class["recall"] = numbers(scores.recall);
+  per_class["f1"] = numbers(scores.f1);
+  per_class["support"] = scores.support;
+  json[prefix + "per_class"] = per_class;
 }
 
 }  // namespace trainer

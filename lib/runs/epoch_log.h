@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
+#include "runs/class_scores.h"
 #include "runs/step_times.h"
 
 namespace trainer {
@@ -24,6 +27,9 @@ struct EpochRecord {
   int64_t epoch = 0;
   std::vector<MetricValue> train;
   std::vector<MetricValue> valid;  // empty when this epoch did not validate
+  // A validation's confusion matrix, when the metrics include precision,
+  // recall or f1: metrics.jsonl then holds it and each class's scores.
+  ConfusionMatrix valid_confusion;
   double lr = 0;
   double seconds = 0;        // the whole epoch, validation included
   double train_seconds = 0;  // the training steps alone
@@ -58,6 +64,10 @@ std::string format_epoch_record(const EpochRecord& record, const std::string& cl
 
 // One JSON object on one line, ending in a newline.
 std::string format_metrics_json(const EpochRecord& record);
+
+// Adds "<prefix>confusion_matrix" (rows: true classes) and "<prefix>per_class"
+// (precision, recall, f1, support: one entry a class) to `json`.
+void add_class_scores(nlohmann::ordered_json& json, const ConfusionMatrix& matrix, const std::string& prefix);
 
 // The step-time split of an epoch for the log: "data 1.2%, forward 30.5%,
 // backward 52.0%, all-reduce 0.0%, optimizer 16.3% (281 of 281 steps timed)".

@@ -169,6 +169,7 @@ std::string RunRecord::to_json() const {
   Json baseline = nullptr;
   for (const auto& m : identity_baseline_) baseline["val_" + m.key] = static_cast<double>(m.value);
   json["identity_baseline"] = baseline;
+  if (!class_names_.empty()) json["class_names"] = class_names_;
   json["paths"] = {{"run_dir", absolute(run_.path)},
                    {"config", absolute(run_.config())},
                    {"log", absolute(run_.log())},

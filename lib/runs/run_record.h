@@ -44,6 +44,9 @@ class RunRecord {
   void set_best_checkpoint_epoch(int64_t epoch) { best_checkpoint_epoch_ = epoch; }
   // The validation metrics of the inputs themselves (image targets only).
   void set_identity_baseline(std::vector<MetricValue> values) { identity_baseline_ = std::move(values); }
+  // The classes' names, where the data names them (image_folder's folders),
+  // in the order of the confusion matrix's rows.
+  void set_class_names(std::vector<std::string> names) { class_names_ = std::move(names); }
   // Ends the record: status from the exit code; `error` is the message of
   // a failure (empty when done).
   void finish(int exit_code, const std::string& error);
@@ -58,6 +61,7 @@ class RunRecord {
   std::string experiment_, version_, host_, started_at_, ended_at_, resumed_from_, error_;
   std::vector<std::string> devices_;
   std::vector<MetricValue> identity_baseline_;
+  std::vector<std::string> class_names_;
   int pid_ = 0, world_size_ = 1;
   std::optional<int> exit_code_;
   int64_t epochs_ = 0, epochs_done_ = 0;

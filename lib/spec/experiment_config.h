@@ -401,8 +401,10 @@ struct ExperimentConfig {
     v("model", model, "The network.");
     v("optimizer", optimizer, "Optimizer, learning rate, schedule and gradient clipping.");
     v("loss", loss, "The training loss.");
-    v("metrics", metrics, "Reported besides the loss: accuracy, topK (e.g. top5), mse, mae; psnr and ssim for image "
-                          "targets. Default: accuracy, or psnr and ssim for image_pairs.");
+    v("metrics", metrics, "Reported besides the loss: accuracy, topK (e.g. top5), precision, recall, f1 (macro "
+                          "averages over the classes; with any of them each validation also records every class's "
+                          "scores and the confusion matrix), mse, mae; psnr and ssim for image targets. Default: "
+                          "accuracy, or psnr and ssim for image_pairs.");
     v("train", train, "Epochs, batch sizes and cadences.");
     v("devices", devices, "cpu, gpu:N, or a list (cpu,cpu / gpu:0,1 / [gpu:0, gpu:1]) or gpu:all: one process "
       "(rank) per entry, data-parallel (docs/distributed.md). GPU indices count the visible GPUs "

@@ -8,18 +8,22 @@
 namespace trainer {
 
 MetricAccumulator::MetricAccumulator(const LossConfig& loss, const std::vector<std::string>& metrics,
-                                     bool final_softmax, double value_range)
+                                     bool final_softmax, double value_range, int64_t classes)
     : loss_(loss), final_softmax_(final_softmax), value_range_(value_range) {
+  bool per_class = false;
   for (const auto& name : metrics) {
     const auto spec = parse_metric(name);
     if (!spec) throw std::logic_error("metric '" + name + "' passed validation but names no metric");
     metrics_.push_back(*spec);
+    per_class = per_class || spec->per_class();
   }
+  if (per_class && classes <= 0) throw std::logic_error("precision, recall and f1 need the model's class count");
+  if (per_class) classes_ = classes;
   reset();
 }
 
 void MetricAccumulator::reset() {
-  sums_ = torch::zeros({static_cast<int64_t>(metrics_.size()) + 1}, torch::kFloat64);
+  sums_ = torch::zeros({static_cast<int64_t>(metrics_.size()) + 1 + classes_ * classes_}, torch::kFloat64);
   samples_ = 0;
   snapshot_ = DeferredRead();
   running_.clear();
@@ -30,8 +34,14 @@ void MetricAccumulator::add(const torch::Tensor& batch_loss, const torch::Tensor
   const int64_t count = labels.size(0);
   std::vector<torch::Tensor> parts{batch_loss.detach().to(torch::kFloat64) * static_cast<double>(count)};
   const auto predicted = predictions(loss_, output.detach(), final_softmax_);
+  const auto zero = torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(predicted.device()));
   for (const auto& metric : metrics_) {
     switch (metric.kind) {
+      case MetricKind::kPrecision:
+      case MetricKind::kRecall:
+      case MetricKind::kF1:
+        parts.push_back(zero);  // read from the confusion counts
+        break;
       case MetricKind::kAccuracy:
         parts.push_back(predicted.argmax(1).eq(labels).sum().to(torch::kFloat64));
         break;
@@ -59,9 +69,15 @@ void MetricAccumulator::add(const torch::Tensor& batch_loss, const torch::Tensor
         break;
     }
   }
+  auto batch_sums = torch::stack(parts);
+  if (classes_ > 0) {
+    // One count per (true class, predicted class) pair, on the device.
+    const auto pairs = labels.to(torch::kLong) * classes_ + predicted.argmax(1);
+    batch_sums = torch::cat({batch_sums, torch::bincount(pairs, {}, classes_ * classes_).to(torch::kFloat64)});
+  }
   // The sums live where the batches are: no host sync per step on a GPU.
   if (sums_.device() != batch_loss.device()) sums_ = sums_.to(batch_loss.device());
-  sums_ += torch::stack(parts);
+  sums_ += batch_sums.to(sums_.device());
   samples_ += count;
 }
 
@@ -72,9 +88,27 @@ std::vector<MetricValue> MetricAccumulator::results_of(const torch::Tensor& host
   const auto* values = sums.data_ptr<double>();
   const double n = samples > 0 ? static_cast<double>(samples) : 1.0;
   std::vector<MetricValue> out{{"Loss", "loss", static_cast<float>(values[0] / n)}};
-  for (size_t i = 0; i < metrics_.size(); ++i)
-    out.push_back({metrics_[i].display_name(), metrics_[i].json_key(), static_cast<float>(values[i + 1] / n)});
+  const MacroScores macro = classes_ > 0 ? macro_scores(class_scores(confusion_of(sums))) : MacroScores{};
+  for (size_t i = 0; i < metrics_.size(); ++i) {
+    double value = values[i + 1] / n;
+    if (metrics_[i].kind == MetricKind::kPrecision) value = macro.precision;
+    if (metrics_[i].kind == MetricKind::kRecall) value = macro.recall;
+    if (metrics_[i].kind == MetricKind::kF1) value = macro.f1;
+    out.push_back({metrics_[i].display_name(), metrics_[i].json_key(), static_cast<float>(value)});
+  }
   return out;
+}
+
+ConfusionMatrix MetricAccumulator::confusion() const { return confusion_of(sums_.cpu()); }
+
+ConfusionMatrix MetricAccumulator::confusion_of(const torch::Tensor& host_sums) const {
+  ConfusionMatrix matrix;
+  if (classes_ == 0) return matrix;
+  matrix.classes = classes_;
+  const auto counts = host_sums.contiguous().narrow(0, static_cast<int64_t>(metrics_.size()) + 1, classes_ * classes_);
+  const auto* values = counts.data_ptr<double>();
+  for (int64_t i = 0; i < classes_ * classes_; ++i) matrix.counts.push_back(static_cast<int64_t>(values[i]));
+  return matrix;
 }
 
 std::vector<std::pair<std::string, double>> MetricAccumulator::running_values() {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "device/deferred_read.h"
+#include "runs/class_scores.h"
 #include "runs/epoch_log.h"
 #include "spec/experiment_config.h"
 #include "spec/metric_spec.h"
@@ -19,8 +20,11 @@ namespace trainer {
 class MetricAccumulator {
  public:
   // `value_range`: the span of pixel values PSNR and SSIM are taken over.
+  // `classes`: the model's class scores, counted in a confusion matrix when
+  // the metrics include precision, recall or f1 (then it must be > 0, the
+  // same on every rank: the sums are all-reduced as one tensor).
   MetricAccumulator(const LossConfig& loss, const std::vector<std::string>& metrics, bool final_softmax,
-                    double value_range = 1.0);
+                    double value_range = 1.0, int64_t classes = 0);
 
   void reset();
   // `batch_loss` is the batch mean; `output` the network's raw output.
@@ -28,6 +32,9 @@ class MetricAccumulator {
   int64_t samples() const { return samples_; }
   // Loss first, then the configured metrics, in order.
   std::vector<MetricValue> results() const;
+  // The confusion matrix counted so far (one host sync); empty unless the
+  // metrics include precision, recall or f1.
+  ConfusionMatrix confusion() const;
   // Running mean loss and first metric by their JSON keys, for the progress
   // bar. On a CPU they are read at once; on a GPU they are the last snapshot
   // that has reached the host (one is taken at most once a second), so the
@@ -51,10 +58,13 @@ class MetricAccumulator {
   std::vector<MetricSpec> metrics_;
   bool final_softmax_;
   double value_range_;
+  int64_t classes_ = 0;  // > 0: sums_ ends in the classes x classes confusion counts
   // Loss first, then the metrics, from sums already on the host.
   std::vector<MetricValue> results_of(const torch::Tensor& host_sums, int64_t samples) const;
 
-  torch::Tensor sums_;  // [1 + metrics], float64
+  ConfusionMatrix confusion_of(const torch::Tensor& host_sums) const;
+
+  torch::Tensor sums_;  // [1 + metrics (+ classes^2)], float64: exact counts up to 2^53
   int64_t samples_ = 0;
   // The progress bar's snapshot of the sums on a GPU.
   DeferredRead snapshot_;

@@ -32,6 +32,8 @@ struct CheckpointEvaluation {
   int64_t epoch = 0;          // epochs done when it was saved
   int64_t step_in_epoch = 0;  // mid-epoch checkpoints: steps into the next
   std::vector<MetricValue> valid;
+  ConfusionMatrix confusion;             // with precision, recall or f1 among the metrics
+  std::vector<std::string> class_names;  // where the data names its classes
 };
 
 // Validation metrics of the model in `checkpoint`.

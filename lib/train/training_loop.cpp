@@ -50,7 +50,8 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
       experiment_(prepare_experiment(config, device_)),
       optimizer_(make_optimizer(config.optimizer, experiment_.model.trainable_parameters())),
       precision_(config, device_),
-      meters_(config.loss, config.metrics, experiment_.model.final_softmax, config.data.images.value_range()),
+      meters_(config.loss, config.metrics, experiment_.model.final_softmax, config.data.images.value_range(),
+              experiment_.model.output_classes()),
       progress_(config.log.progress, options.quiet || !cluster_.is_root()),
       monitor_(config.log, device_),
       profiler_(config.train.profile, cluster_.rank()),
@@ -165,8 +166,10 @@ EpochRecord TrainingLoop::run_epoch(int64_t epoch) {
   if (averaged) average_->swap_in();
   if (last || epoch % config_.train.validate_every == 0) {
     cluster_.set_phase(Phase::kValidation, epoch, record.steps);
-    record.valid = validate_model(experiment_.model, experiment_.data.valid, config_, device_, cluster_.communicator(),
-                                  &progress_);
+    Validation validation = validate_model(experiment_.model, experiment_.data.valid, config_, device_,
+                                           cluster_.communicator(), &progress_);
+    record.valid = std::move(validation.metrics);
+    record.valid_confusion = std::move(validation.confusion);
   }
   const MonitorVerdict verdict = judge(record);
   record.seconds = clock.seconds();
@@ -388,8 +391,9 @@ CheckpointEvaluation evaluate_checkpoint(const ExperimentConfig& config, const s
   Experiment experiment = prepare_experiment(config, device);
   const TrainingState state = load_weights_to_use(checkpoint, experiment.model, config, device);
   auto single = make_single_process_communicator();
-  return {state.epoch, state.step_in_epoch,
-          validate_model(experiment.model, experiment.data.valid, config, device, *single)};
+  Validation validation = validate_model(experiment.model, experiment.data.valid, config, device, *single);
+  return {state.epoch, state.step_in_epoch, std::move(validation.metrics), std::move(validation.confusion),
+          experiment.data.info.class_names};
 }
 
 }  // namespace trainer

@@ -49,6 +49,7 @@ void TrainingLoop::start_new_run() {
   if (cluster_.is_root()) {
     write_file_atomic(run_.config(), to_yaml(config_));
     record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());
+    record_.set_class_names(experiment_.data.info.class_names);
     record_.write();
     // Once the run has started: a run that never starts is removed, and latest never points at it.
     if (const std::string problem = update_latest_link(run_, config_.log.dir, config_.experiment.name); !problem.empty())
@@ -64,6 +65,7 @@ void TrainingLoop::resume_run() {
   open_logs();
   if (cluster_.is_root()) {
     record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());
+    record_.set_class_names(experiment_.data.info.class_names);
     record_.set_metrics_jsonl(read_text_file(run_.metrics()).value_or(""));
     record_.write();
   }

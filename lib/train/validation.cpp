@@ -32,11 +32,10 @@ BatchFeed shard_loader(const TensorDataset& data, const ExperimentConfig& config
   return BatchFeed(data, std::move(order), options, device);
 }
 
-std::vector<MetricValue> summed_over_ranks(MetricAccumulator& meters, Communicator& communicator) {
+void sum_over_ranks(MetricAccumulator& meters, Communicator& communicator) {
   auto sums = meters.state();
   communicator.all_reduce(sums);
   meters.load_state(sums);
-  return meters.results();
 }
 
 }  // namespace
@@ -48,15 +47,16 @@ std::vector<MetricValue> identity_baseline(const TensorDataset& data, const Expe
   BatchFeed loader = shard_loader(data, config, torch::kCPU, communicator);
   while (auto batch = loader.next())
     meters.add(compute_loss(config.loss, batch->inputs, batch->labels, false), batch->inputs, batch->labels);
-  return summed_over_ranks(meters, communicator);
+  sum_over_ranks(meters, communicator);
+  return meters.results();
 }
 
-std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config,
-                                        const torch::Device& device, Communicator& communicator,
-                                        ProgressBar* progress) {
+Validation validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config,
+                          const torch::Device& device, Communicator& communicator, ProgressBar* progress) {
   torch::NoGradGuard no_grad;
   model.net->eval();
-  MetricAccumulator meters(config.loss, config.metrics, model.final_softmax, config.data.images.value_range());
+  MetricAccumulator meters(config.loss, config.metrics, model.final_softmax, config.data.images.value_range(),
+                           model.output_classes());
   BatchFeed loader = shard_loader(data, config, device, communicator);
   const int64_t steps = loader.batch_count();
   const auto autocast = run_autocast_dtype(config, device);
@@ -74,7 +74,8 @@ std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data,
   }
   if (progress) progress->finish();
   model.train_mode();
-  return summed_over_ranks(meters, communicator);
+  sum_over_ranks(meters, communicator);
+  return {meters.results(), meters.confusion()};
 }
 
 }  // namespace trainer

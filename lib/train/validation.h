@@ -2,20 +2,25 @@
 #include "data/dataset.h"
 #include "distributed/communicator.h"
 #include "models/model.h"
+#include "runs/class_scores.h"
 #include "runs/epoch_log.h"
 #include "spec/experiment_config.h"
 #include "watch/progress.h"
 
 namespace trainer {
 
+struct Validation {
+  std::vector<MetricValue> metrics;  // the loss first
+  ConfusionMatrix confusion;         // counted when the metrics include precision, recall or f1
+};
+
 // Metrics of `model` over all of `data`, in eval mode without gradients;
 // the model is left in training mode. Batches go to `device` (the model's).
 // With several ranks each evaluates its shard and the sums are all-reduced:
 // every sample counted exactly once, no padding duplicates. `progress`,
 // when given, shows the validation of the epoch it last started.
-std::vector<MetricValue> validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config,
-                                        const torch::Device& device, Communicator& communicator,
-                                        ProgressBar* progress = nullptr);
+Validation validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config,
+                          const torch::Device& device, Communicator& communicator, ProgressBar* progress = nullptr);
 
 // The metrics of the validation inputs themselves taken as the outputs,
 // for data sets whose targets are images: the identity baseline a

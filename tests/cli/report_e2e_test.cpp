@@ -1,8 +1,10 @@
 // The run report end to end: every run keeps RUN_DIR/report.html and
 // steps.jsonl, `trainer report` compares runs, and a real browser (headless
-// Chromium) draws the curves of every run and names each in a legend.
+// Chromium) draws the curves of every run and names each in a legend, and
+// lays out a classifier's confusion matrix.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -96,4 +98,28 @@ TEST_CASE("headless Chromium draws every run's curves and names each run in the 
   const std::string dom = read_text(dir + "/dom.html");
   CHECK_THAT(dom, Catch::Contains("class=\"legend\" x=") && Catch::Contains(">first training</text>") &&
                       Catch::Contains(">second validation</text>"));
+}
+
+TEST_CASE("headless Chromium lays out a classifier's confusion matrix and class scores", "[e2e][report][browser][classes]") {
+  if (!fs::exists(kChromium)) {
+    WARN("SKIPPED: needs Debian's chromium (" << kChromium << ")");
+    return;
+  }
+  const std::string dir = fresh_dir("report-classes");
+  const MlpExperiment spec = small_mlp("rep", "classes", "metrics: [accuracy, f1]\ntrain: {epochs: 2}\n");
+  REQUIRE(run_trainer({"run", write_mlp_experiment(dir, spec)}, dir).exit_code == 0);
+  const std::string page = dir + "/runs/rep/classes/report.html";
+  const std::string browser = std::string("timeout 120 ") + kChromium +
+                              " --headless=new --no-sandbox --disable-gpu --user-data-dir=" + dir + "/profile";
+  REQUIRE(std::system((browser + " --dump-dom file://" + page + " >" + dir + "/dom.html 2>" + dir + "/dom.log")
+                          .c_str()) == 0);
+  const std::string dom = read_text(dir + "/dom.html");
+  // 4 classes: 4 x 4 shaded counts, and a row of scores for each class.
+  size_t counts = 0, rows = 0;
+  for (size_t at = dom.find("title=\"true "); at != std::string::npos; at = dom.find("title=\"true ", at + 1)) ++counts;
+  for (size_t at = dom.find("<tr><td>"); at != std::string::npos; at = dom.find("<tr><td>", at + 1))
+    rows += std::isdigit(static_cast<unsigned char>(dom[at + 8])) ? 1 : 0;  // a class's scores, not the runs table
+  CHECK(counts == 16);
+  CHECK(rows == 4);
+  CHECK_THAT(dom, Catch::Contains("<h2>Classes</h2>") && Catch::Contains("<th>true \\ predicted</th>"));
 }

@@ -95,6 +95,38 @@ TEST_CASE("metrics are exact counts over the epoch", "[train][metrics]") {
   }
 }
 
+TEST_CASE("precision, recall and f1 are macro averages of the epoch's confusion counts", "[train][metrics][classes]") {
+  LossConfig loss;
+  MetricAccumulator meters(loss, {"f1", "accuracy", "precision", "recall"}, true, 1.0, 3);
+  const auto logits = torch::tensor({{3.0f, 2.0f, 1.0f}, {1.0f, 3.0f, 2.0f}, {1.0f, 2.0f, 3.0f}});
+  // Predicted 0 1 2, then 0: true 0 2 2, then 1.
+  meters.add(torch::tensor(0.5f), logits, torch::tensor({0, 2, 2}, torch::kInt64));
+  meters.add(torch::tensor(1.0f), logits.narrow(0, 0, 1), torch::tensor({1}, torch::kInt64));
+  const ConfusionMatrix matrix = meters.confusion();
+  REQUIRE(matrix.classes == 3);
+  CHECK(matrix.counts == std::vector<int64_t>{1, 0, 0, /**/ 1, 0, 0, /**/ 0, 1, 1});
+  const MacroScores macro = macro_scores(class_scores(matrix));
+  const auto results = meters.results();
+  REQUIRE(results.size() == 5);
+  CHECK(results[1].key == "f1");
+  CHECK(results[1].value == Approx(macro.f1));
+  CHECK(results[2].value == Approx(2.0 / 4));
+  CHECK(results[3].name == "Precision");
+  // Precision: class 0 1/2, class 1 0/1, class 2 1/1; recall: 1/1, 0/1, 1/2.
+  CHECK(results[3].value == Approx((0.5 + 0 + 1) / 3));
+  CHECK(results[4].value == Approx((1 + 0 + 0.5) / 3));
+  SECTION("the counts travel with the sums, for mid-epoch checkpoints and the ranks' all-reduce") {
+    MetricAccumulator other(loss, {"f1", "accuracy", "precision", "recall"}, true, 1.0, 3);
+    other.load_state(meters.state());
+    CHECK(other.confusion().counts == matrix.counts);
+    CHECK(other.results()[1].value == results[1].value);
+  }
+  SECTION("without per-class metrics nothing is counted") {
+    CHECK(MetricAccumulator(loss, {"accuracy"}, true, 1.0, 3).confusion().empty());
+    CHECK_THROWS(MetricAccumulator(loss, {"f1"}, true));
+  }
+}
+
 TEST_CASE("a last layer with fewer outputs than classes is a config error before training", "[train][config]") {
   const auto config_with = [](const std::string& last) {
     return parse_experiment("data: {dataset: synthetic}\nloss: {from_logits: true}\nmodel: {layers: [{type: flatten}, " + last + "]}\n",
