@@ -64,6 +64,18 @@ void validate_class_loss_keys(const ExperimentConfig& config, ReadContext& conte
                     "sparse_categorical_crossentropy)");
 }
 
+// The torchscript loss is its file; no other loss reads one.
+void validate_loss_path(const ExperimentConfig& config, ReadContext& context) {
+  const bool scripted = config.loss.name == LossKind::kTorchScript;
+  if (scripted && config.loss.path.empty())
+    context.problem(context.location_of_any({"loss.name", "loss"}),
+                    "loss: the torchscript loss needs path: the saved TorchScript module (torch.jit.script(m).save)");
+  if (!scripted && !config.loss.path.empty())
+    context.problem(context.location_of_any({"loss.path", "loss.name"}),
+                    "loss.path: only the torchscript loss reads a file; " + std::string(to_string(config.loss.name)) +
+                        " is built in (set name: torchscript, or leave path out)");
+}
+
 // log.dir/NAME/latest is the link to the newest run.
 void validate_run_name(const ExperimentConfig& config, ReadContext& context) {
   if (config.log.run_name == "latest")
@@ -155,6 +167,7 @@ void validate_monitor(const ExperimentConfig& config, ReadContext& context) {
 
 void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
   validate_metrics(config, context);
+  validate_loss_path(config, context);
   validate_devices(config, context);
   validate_run_name(config, context);
   if (config.model.layers.empty())

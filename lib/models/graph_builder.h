@@ -109,6 +109,7 @@ class GraphBuilder {
   void build(const TransformerEncoderLayer& encoder);
   void build(const ActivationLayer& activation);
   void build(const RescalingLayer& rescaling);
+  void build(const TorchScriptLayer& scripted);
   // The mask for a layer that honours it: null when its input carries none.
   std::shared_ptr<SequenceMask> input_mask() const { return input_masked_ ? model_.net->sequence_mask() : nullptr; }
   // A convolution, ConvLayer's or DepthwiseConv2dLayer's keys.

@@ -3,6 +3,7 @@
 
 #include "models/graph_builder.h"
 #include "models/layers.h"
+#include "models/scripted_module.h"
 #include "models/window_max_pool.h"
 
 namespace trainer {
@@ -382,6 +383,10 @@ void GraphBuilder::build(const RescalingLayer& layer) {
   push(nn::Functional([scale = layer.scale, offset = layer.offset](const torch::Tensor& x) {
     return x * scale + offset;
   }));
+}
+
+void GraphBuilder::build(const TorchScriptLayer& layer) {
+  push(ScriptedModule(layer.path, current_.path + ".path"));
 }
 
 }  // namespace trainer

@@ -127,14 +127,15 @@ template <> struct EnumTable<ScheduleKind> {
       {ScheduleKind::kExponential, "exponential"}, {ScheduleKind::kCosine, "cosine"}};
 };
 
-enum class LossKind { kSparseCategoricalCrossentropy, kMse, kMae, kL1, kCharbonnier };
+enum class LossKind { kSparseCategoricalCrossentropy, kMse, kMae, kL1, kCharbonnier, kTorchScript };
 template <> struct EnumTable<LossKind> {
   static constexpr EnumName<LossKind> entries[] = {
       {LossKind::kSparseCategoricalCrossentropy, "sparse_categorical_crossentropy"},
       {LossKind::kMse, "mse"},
       {LossKind::kMae, "mae"},
       {LossKind::kL1, "l1"},
-      {LossKind::kCharbonnier, "charbonnier"}};
+      {LossKind::kCharbonnier, "charbonnier"},
+      {LossKind::kTorchScript, "torchscript"}};
 };
 
 enum class Precision { kFp32, kBf16, kFp16 };

@@ -299,11 +299,18 @@ struct LossConfig {
   double epsilon = 1e-3;
   double label_smoothing = 0;
   ClassWeights class_weights;
+  std::string path;
 
   template <class V> void visit_fields(V& v) {
     v("name", name, "sparse_categorical_crossentropy (class labels); mse, mae or l1 (its PyTorch name), or "
-                    "charbonnier (sqrt(d^2 + epsilon^2), a smooth L1 used in image restoration) for targets. "
+                    "charbonnier (sqrt(d^2 + epsilon^2), a smooth L1 used in image restoration) for targets; "
+                    "torchscript: a loss written in PyTorch (path). "
                     "Default: sparse_categorical_crossentropy, or l1 for image_pairs.");
+    v("path", path,
+      "torchscript: the saved TorchScript module (torch.jit.script(m).save(PATH)), relative to where trainer runs: "
+      "forward(output, target) returns the batch's mean loss, one number; output is what the model gives (a "
+      "last softmax applied), target the labels (int64 class ids) or target images. Its own parameters, if any, "
+      "do not train.");
     v("epsilon", epsilon, "charbonnier: where the loss turns from quadratic to linear.", positive());
     v("from_logits", from_logits,
       "sparse_categorical_crossentropy: the model outputs logits, not probabilities. false needs a last "
@@ -320,7 +327,8 @@ struct LossConfig {
   }
   // Left out of a run's config.yaml while unused.
   bool is_quiet_default(const std::string& key) const {
-    return (key == "label_smoothing" && label_smoothing == 0) || (key == "class_weights" && !class_weights.any());
+    return (key == "label_smoothing" && label_smoothing == 0) || (key == "class_weights" && !class_weights.any()) ||
+           (key == "path" && path.empty());
   }
 };
 

@@ -29,7 +29,9 @@ enum class LayerKind {
   // Normalisation and regularisation.
   kLayerNorm, kGroupNorm, kInstanceNorm, kSpatialDropout1d, kSpatialDropout2d, kGaussianNoise,
   // Sequences.
-  kLstm, kGru, kPositionalEmbedding, kMultiHeadAttention, kTransformerEncoder
+  kLstm, kGru, kPositionalEmbedding, kMultiHeadAttention, kTransformerEncoder,
+  // Written by the user in PyTorch.
+  kTorchScript
 };
 
 // What a layer must be given, checked by the builder before it builds.

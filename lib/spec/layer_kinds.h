@@ -21,6 +21,7 @@
 #include "spec/layer_kinds_core.h"
 #include "spec/layer_kinds_graph.h"
 #include "spec/layer_kinds_image.h"
+#include "spec/layer_kinds_scripted.h"
 #include "spec/layer_kinds_sequence.h"
 
 namespace trainer {
@@ -39,7 +40,7 @@ using LayerKinds = std::tuple<
     RescalingLayer, ResidualLayer, ElementwiseMergeLayer<LayerKind::kAdd>,
     ElementwiseMergeLayer<LayerKind::kMultiply>, ElementwiseMergeLayer<LayerKind::kAverage>, ConcatenateLayer,
     RecurrentLayer<LayerKind::kLstm>, RecurrentLayer<LayerKind::kGru>, PositionalEmbeddingLayer,
-    MultiHeadAttentionLayer, TransformerEncoderLayer>;
+    MultiHeadAttentionLayer, TransformerEncoderLayer, TorchScriptLayer>;
 
 // One kind's entry, keys and all: what a LayerSpec holds.
 using LayerKeys = VariantOf<LayerKinds>::type;

@@ -5,6 +5,7 @@
 
 #include "optim/weight_average.h"
 #include "train/image_quality.h"
+#include "train/scripted_loss.h"
 #include "util/error.h"
 #include "util/logging.h"
 #include "util/stopwatch.h"
@@ -64,6 +65,8 @@ DataConfig with_degradation_placed(DataConfig data, const torch::Device& device)
 
 Model build_seeded_model(const ExperimentConfig& config, const DataInfo& info) {
   torch::manual_seed(static_cast<uint64_t>(config.experiment.seed));
+  // A loss file that cannot be read is reported before the data is.
+  if (config.loss.name == LossKind::kTorchScript) load_scripted_loss(config.loss.path);
   Model model = build_model(config.model, info);
   check_outputs_cover_classes(config, model, info);
   check_outputs_fit_targets(config, model, info);

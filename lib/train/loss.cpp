@@ -1,5 +1,6 @@
 #include "train/loss.h"
 
+#include "train/scripted_loss.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -53,6 +54,8 @@ torch::Tensor compute_loss(const LossConfig& config, const torch::Tensor& output
       const auto difference = predicted - regression_target(labels, predicted);
       return (difference.square() + config.epsilon * config.epsilon).sqrt().mean();
     }
+    case LossKind::kTorchScript:
+      return scripted_loss(config.path, predictions(config, output, final_softmax), labels);
   }
   throw std::logic_error("unhandled loss kind");
 }

@@ -211,6 +211,8 @@ TEST_CASE("every layer kind of the table builds from its input rule, and refuses
   for (const auto& entry : EnumTable<LayerKind>::entries) {
     const std::string name = entry.name;
     INFO(name);
+    // Its module is a file PyTorch writes: tests/cli/torchscript_e2e_test.cpp builds it.
+    if (name == "torchscript") continue;
     std::string keys;
     if (name.rfind("conv", 0) == 0) keys = ", filters: 2, kernel_size: 3";
     if (name == "embedding") keys = ", output_dim: 4";
