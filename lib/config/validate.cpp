@@ -125,10 +125,19 @@ void validate_images(const DataConfig& data, ReadContext& context) {
     if (data.patch_size > 0)
       context.problem(context.location_of("data.patch_size"),
                       "data.patch_size: patches are cut for image_pairs and image_degrade, not " + dataset);
-    if (data.augment.any())
+    if (data.augment.any() && data.dataset != DatasetKind::kImageFolder)
       context.problem(context.location_of("data.augment"),
-                      "data.augment: augments image_pairs and image_degrade, not " + dataset);
+                      "data.augment: augments image_folder, image_pairs and image_degrade, not " + dataset);
   }
+  if (has_image_targets(data) && data.augment.classifier_only())
+    context.problem(context.location_of("data.augment"),
+                    "data.augment: crop_padding, rotation, contrast and saturation change a classifier's images "
+                    "(image_folder); " + std::string(to_string(data.dataset)) + " augments input and target alike "
+                    "with flip_horizontal, flip_vertical, rotate90 and brightness");
+  if (data.dataset == DatasetKind::kImageFolder && data.augment.saturation > 0 &&
+      data.images.color_mode == ColorMode::kGrayscale)
+    context.problem(context.location_of_any({"data.augment.saturation", "data.augment"}),
+                    "data.augment.saturation: grayscale images have no saturation (data.images.color_mode)");
   if (data.patch_size == 0 && data.patches_per_image > 1)
     context.problem(context.location_of("data.patches_per_image"),
                     "data.patches_per_image: needs data.patch_size (whole images are one sample each)");

@@ -39,7 +39,9 @@ class SampleSource {
 
 struct TensorDataset {
   torch::Tensor inputs;  // [N, ...] float32 or int64 tokens; with a source, the sample ids
-  torch::Tensor labels;  // [N] int64 or the target images; with a source, the sample ids
+  // [N] int64 or the target images; with a source, the sample ids, or the class labels where the source
+  // makes the inputs alone (augmented image_folder: data/augmented_images.h)
+  torch::Tensor labels;
   std::shared_ptr<const SampleSource> source = nullptr;  // makes the samples, when set
   int64_t size() const { return labels.defined() ? labels.size(0) : 0; }
 };

@@ -23,7 +23,8 @@ DataSplits load_idx_dataset(const DataConfig& config, const std::string& name);
 DataSplits load_reuters(const DataConfig& config);
 
 // One subfolder of images per class (data/image_folder_index.h).
-DataSplits load_image_folder(const DataConfig& config);
+// Training images augmented as data.augment says, from `seed`.
+DataSplits load_image_folder(const DataConfig& config, int64_t seed);
 
 // Input images and their targets, matched by path (data/image_pairs_index.h),
 // as patches (data/image_patch_source.h); `seed` picks the windows.

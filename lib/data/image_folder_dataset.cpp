@@ -2,6 +2,7 @@
 // image_dataset_from_directory and torchvision's ImageFolder read them.
 // Every image is decoded once, on data.workers threads (image_files.h),
 // into one tensor.
+#include "data/augmented_images.h"
 #include "data/dataset_loaders.h"
 #include "formats/file_bytes.h"
 #include "data/image_files.h"
@@ -74,7 +75,7 @@ DataInfo folder_info(const ImageFolderIndex& index, std::vector<int64_t> shape) 
 
 }  // namespace
 
-DataSplits load_image_folder(const DataConfig& config) {
+DataSplits load_image_folder(const DataConfig& config, int64_t seed) {
   Stopwatch clock;
   const ImageFolderIndex train_index = index_image_folder(config.path);
   if (train_index.files.empty())
@@ -90,6 +91,7 @@ DataSplits load_image_folder(const DataConfig& config) {
   splits.valid = decode_all(valid_files, config, "validation");
   require_one_size(splits, config);
   splits.info = folder_info(train_index, splits.train.inputs.sizes().slice(1).vec());
+  if (config.augment.any()) splits.train = augmented_images(std::move(splits.train), config, seed);
   log().info("decoded in {:.1f} s", clock.seconds());
   return splits;
 }

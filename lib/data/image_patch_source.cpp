@@ -5,23 +5,12 @@
 #include <optional>
 #include <random>
 
+#include "data/sample_random.h"
 #include "degrade/deferred_degradation.h"
 #include "degrade/image_degrade.h"
 
 namespace trainer {
 namespace {
-
-// A generator seeded by every part of `parts` in full (std::seed_seq takes
-// 32-bit words).
-std::mt19937_64 seeded(std::initializer_list<int64_t> parts) {
-  std::vector<uint32_t> words;
-  for (int64_t part : parts) {
-    words.push_back(static_cast<uint32_t>(static_cast<uint64_t>(part)));
-    words.push_back(static_cast<uint32_t>(static_cast<uint64_t>(part) >> 32));
-  }
-  std::seed_seq sequence(words.begin(), words.end());
-  return std::mt19937_64(sequence);
-}
 
 SampleOrientation draw_orientation(const AugmentConfig& augment, bool square, std::mt19937_64& random) {
   // All drawn whatever is enabled: switching one on leaves the others' draws.
@@ -99,7 +88,7 @@ ImagePatchSource::Draw ImagePatchSource::draw_sample(int64_t id, int64_t epoch) 
   Draw d;
   d.pair = &pairs_[static_cast<size_t>(id / per_image_)];
   const int64_t stream = training_ ? epoch : 0;
-  std::mt19937_64 random = seeded({seed_, stream, id, training_ ? 1 : 2});
+  std::mt19937_64 random = sample_generator({seed_, stream, id, training_ ? 1 : 2});
   if (config_.patch_size > 0) {
     // The window's place needs the image's size, not its pixels.
     d.top = std::uniform_int_distribution<int64_t>(0, cache_->height(d.pair->target) - height_)(random);
@@ -107,7 +96,7 @@ ImagePatchSource::Draw ImagePatchSource::draw_sample(int64_t id, int64_t epoch) 
   }
   if (training_) d.orientation = draw_orientation(config_.augment, height_ == width_, random);
   if (d.pair->input < 0) {
-    std::mt19937_64 degrade_random = seeded({config_.degrade.seed, stream, id, 3});
+    std::mt19937_64 degrade_random = sample_generator({config_.degrade.seed, stream, id, 3});
     d.degradation = draw_degradation(config_.degrade, degrade_random);
   }
   return d;

@@ -21,7 +21,7 @@ DataSplits load_by_kind(const DataConfig& config, int64_t seed) {
     case DatasetKind::kSynthetic:
       return load_synthetic(config.synthetic, seed);
     case DatasetKind::kImageFolder:
-      return load_image_folder(config);
+      return load_image_folder(config, seed);
     case DatasetKind::kImagePairs:
       return load_image_pairs(config, seed);
     case DatasetKind::kImageDegrade:

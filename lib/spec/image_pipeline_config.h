@@ -7,14 +7,22 @@
 
 namespace trainer {
 
-// Random changes of the training patches, the same on input and target.
+// Random changes of the training samples: of image_folder's images, and of
+// the image pairs' patches (the same on input and target).
 struct AugmentConfig {
   bool flip_horizontal = false;
   bool flip_vertical = false;
   bool rotate90 = false;
   double brightness = 0;
+  // image_folder only: a classifier's input alone changes.
+  int64_t crop_padding = 0;
+  double rotation = 0;
+  double contrast = 0;
+  double saturation = 0;
 
-  bool any() const { return flip_horizontal || flip_vertical || rotate90 || brightness > 0; }
+  bool any() const { return flip_horizontal || flip_vertical || rotate90 || brightness > 0 || classifier_only(); }
+  // The ones that would move or recolour a target image differently from its input.
+  bool classifier_only() const { return crop_padding > 0 || rotation > 0 || contrast > 0 || saturation > 0; }
 
   template <class V> void visit_fields(V& v) {
     v("flip_horizontal", flip_horizontal, "Mirror left-right with probability 1/2.");
@@ -24,6 +32,25 @@ struct AugmentConfig {
     v("brightness", brightness, "Add one offset drawn from [-b, b] of the full range (0.1: up to 25 of 255) to "
                                 "every pixel of both images, clipped to the range (Keras's RandomBrightness).",
       Check<double>([](const double& x) { return (x >= 0 && x <= 1) ? "" : "a number in [0, 1]"; }));
+    v("crop_padding", crop_padding, "image_folder: pad every side by this many black pixels, then cut a window "
+                                    "of the image's size at a random place (torchvision's RandomCrop(size, "
+                                    "padding)). 0: none.",
+      Check<int64_t>([](const int64_t& x) { return (x >= 0 && x <= 256) ? "" : "pixels from 0 to 256"; }));
+    v("rotation", rotation, "image_folder: rotate by an angle drawn from [-r, r] degrees about the centre, "
+                            "bilinear, corners filled black (Keras's RandomRotation, torchvision's RandomRotation). "
+                            "0: none.",
+      Check<double>([](const double& x) { return (x >= 0 && x <= 180) ? "" : "degrees from 0 to 180"; }));
+    v("contrast", contrast, "image_folder: scale each image's distance from its mean grey by a factor drawn "
+                            "from [1 - c, 1 + c] (torchvision's ColorJitter contrast), clipped to the range.",
+      Check<double>([](const double& x) { return (x >= 0 && x < 1) ? "" : "a number in [0, 1)"; }));
+    v("saturation", saturation, "image_folder, rgb: blend each pixel with its grey by a factor drawn from "
+                                "[1 - s, 1 + s] (torchvision's ColorJitter saturation), clipped to the range.",
+      Check<double>([](const double& x) { return (x >= 0 && x < 1) ? "" : "a number in [0, 1)"; }));
+  }
+  // Left out of a run's config.yaml while unused.
+  bool is_quiet_default(const std::string& key) const {
+    return (key == "crop_padding" && crop_padding == 0) || (key == "rotation" && rotation == 0) ||
+           (key == "contrast" && contrast == 0) || (key == "saturation" && saturation == 0);
   }
 };
 

@@ -84,8 +84,9 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
       !placed.empty())
     log().info("{}", placed);
   step_ = std::make_unique<TrainStep>(config, experiment_.model, *optimizer_, precision_, device_, reducer_.get());
-  // Class weights from class ids (a data set that makes its samples has none).
-  if (config.loss.class_weights.any() && !experiment_.data.train.source) {
+  // Class weights from the class ids (the cross-entropy's only: its data sets'
+  // labels are class ids, augmented image_folder's too).
+  if (config.loss.class_weights.any()) {
     const torch::Tensor weights =
         class_weight_tensor(config.loss, experiment_.data.train.labels, experiment_.data.info.classes);
     step_->set_class_weights(weights);

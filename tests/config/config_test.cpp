@@ -377,8 +377,21 @@ TEST_CASE("patches, cache, augmentations and degradations: what they accept and 
   const std::string classifier = "model:\n  layers:\n    - {type: dense, units: classes, activation: softmax}\n";
   CHECK_THAT(problems_of(classifier + "data: {dataset: fashion_mnist, patch_size: 8}\n").at(0),
              Catch::Contains("data.patch_size: patches are cut for image_pairs and image_degrade, not fashion_mnist"));
-  CHECK_THAT(problems_of(classifier + "data: {dataset: image_folder, path: x, augment: {flip_vertical: true}}\n").at(0),
-             Catch::Contains("data.augment: augments image_pairs and image_degrade, not image_folder"));
+  CHECK_THAT(problems_of(classifier + "data: {dataset: fashion_mnist, augment: {flip_vertical: true}}\n").at(0),
+             Catch::Contains("data.augment: augments image_folder, image_pairs and image_degrade, not fashion_mnist"));
+  // A classifier's augmentations move its input alone: not for image pairs.
+  CHECK(problems_of(classifier + "data: {dataset: image_folder, path: x, augment: {flip_vertical: true, "
+                                 "crop_padding: 4, rotation: 10, contrast: 0.2, saturation: 0.2}}\n")
+            .empty());
+  CHECK_THAT(problems_of(degrade + "  augment: {rotation: 10}\n").at(0),
+             Catch::Contains("data.augment: crop_padding, rotation, contrast and saturation change a classifier's "
+                             "images (image_folder); image_degrade augments input and target alike"));
+  CHECK_THAT(problems_of(classifier + "data: {dataset: image_folder, path: x, images: {color_mode: grayscale}, "
+                                      "augment: {saturation: 0.2}}\n")
+                 .at(0),
+             Catch::Contains("data.augment.saturation: grayscale images have no saturation"));
+  CHECK_THAT(problems_of(classifier + "data: {dataset: image_folder, path: x, augment: {rotation: 200}}\n").at(0),
+             Catch::Contains("data.augment.rotation") && Catch::Contains("degrees from 0 to 180"));
 }
 
 TEST_CASE("tabular: classification by default, regression's losses and metrics", "[config][tabular]") {
