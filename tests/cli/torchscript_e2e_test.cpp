@@ -18,6 +18,13 @@ using namespace trainer::testing;
 
 namespace {
 
+// The modules are scripted by Debian's python3-torch: without it the test says SKIPPED.
+bool skipped_without_python_torch() {
+  if (system_python_has("torch")) return false;
+  WARN("SKIPPED: needs Debian's python3-torch to script the modules");
+  return true;
+}
+
 // DIR/NAME.pt, written by the example script; false when it failed.
 bool write_module(const std::string& dir, const std::string& args, const std::string& name) {
   return system_python_output(source_dir() + "/scripts/examples/torchscript_modules.py " + args + " " + dir + "/" +
@@ -61,10 +68,7 @@ std::string exported(const std::string& dir, const std::string& checkpoint, cons
 }  // namespace
 
 TEST_CASE("a TorchScript layer trains, resumes, exports and freezes with the model", "[e2e][torchscript]") {
-  if (!system_python_has("torch")) {
-    WARN("SKIPPED: needs Debian's python3-torch to script the module");
-    return;
-  }
+  if (skipped_without_python_torch()) return;
   const std::string dir = fresh_dir("e2e-torchscript-layer");
   REQUIRE(write_module(dir, "se_block 8", "se_block"));
   const std::string experiment = write_experiment(dir);
@@ -103,10 +107,7 @@ TEST_CASE("a TorchScript layer trains, resumes, exports and freezes with the mod
 }
 
 TEST_CASE("a TorchScript loss is the run's loss", "[e2e][torchscript]") {
-  if (!system_python_has("torch")) {
-    WARN("SKIPPED: needs Debian's python3-torch to script the module");
-    return;
-  }
+  if (skipped_without_python_torch()) return;
   const std::string dir = fresh_dir("e2e-torchscript-loss");
   REQUIRE(write_module(dir, "se_block 8", "se_block"));
   REQUIRE(write_module(dir, "cross_entropy", "cross_entropy"));
@@ -131,10 +132,7 @@ TEST_CASE("a TorchScript loss is the run's loss", "[e2e][torchscript]") {
 }
 
 TEST_CASE("TorchScript files that are not what trainer needs are clear errors", "[e2e][torchscript][bad-input]") {
-  if (!system_python_has("torch")) {
-    WARN("SKIPPED: needs Debian's python3-torch to script the module");
-    return;
-  }
+  if (skipped_without_python_torch()) return;
   const std::string dir = fresh_dir("e2e-torchscript-bad");
   REQUIRE(write_module(dir, "pair", "se_block"));
   REQUIRE(write_module(dir, "per_sample_loss", "per_sample"));
