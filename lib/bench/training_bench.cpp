@@ -13,6 +13,7 @@
 #include "optim/optimizer_factory.h"
 #include "train/experiment_setup.h"
 #include "train/mixed_precision.h"
+#include "train/parameter_groups.h"
 #include "train/train_step.h"
 #include "util/error.h"
 #include "util/logging.h"
@@ -27,7 +28,7 @@ class StepRunner {
       : config_(config),
         device_(device),
         experiment_(prepare_experiment(config, device)),
-        optimizer_(make_optimizer(config.optimizer, experiment_.model.trainable_parameters())),
+        optimizer_(make_optimizer(config.optimizer, lr_scale_groups(experiment_.model, config.optimizer.lr_scale))),
         precision_(config, device),
         step_(config, experiment_.model, *optimizer_, precision_, device) {
     // The data where a run would keep it, so that the bench times the run's step.

@@ -405,6 +405,35 @@ struct Codec<NameMap> {
   static std::string expected() { return "a mapping of regular expressions to their replacements"; }
 };
 
+template <>
+struct Codec<LayerScales> {
+  // A mapping, in the order written, of patterns to factors >= 0.
+  static bool decode(const YAML::Node& n, LayerScales& v) {
+    if (n.IsNull()) {
+      v.rules.clear();
+      return true;
+    }
+    if (!n.IsMap()) return false;
+    v.rules.clear();
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      std::string pattern;
+      double factor = 0;
+      if (!decode_scalar(it->first, pattern) || pattern.empty() || !decode_scalar(it->second, factor) ||
+          !std::isfinite(factor) || factor < 0)
+        return false;
+      v.rules.emplace_back(pattern, factor);
+    }
+    return true;
+  }
+  static YAML::Node encode(const LayerScales& v) {
+    YAML::Node n(YAML::NodeType::Map);
+    for (const auto& [pattern, factor] : v.rules) n[pattern] = factor;
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    return n;
+  }
+  static std::string expected() { return "a mapping of layer name patterns to factors >= 0"; }
+};
+
 // Whether T is a config section (has visit_fields).
 template <class T, class = void>
 struct IsSection : std::false_type {};

@@ -41,7 +41,11 @@ void NAdamParamState::serialize(torch::serialize::InputArchive& archive) {
 }
 
 NAdam::NAdam(std::vector<torch::Tensor> params, NAdamOptions defaults)
-    : Optimizer({torch::optim::OptimizerParamGroup(std::move(params))}, std::make_unique<NAdamOptions>(defaults)) {}
+    : NAdam(std::vector<torch::optim::OptimizerParamGroup>{torch::optim::OptimizerParamGroup(std::move(params))},
+            std::move(defaults)) {}
+
+NAdam::NAdam(std::vector<torch::optim::OptimizerParamGroup> groups, NAdamOptions defaults)
+    : Optimizer(std::move(groups), std::make_unique<NAdamOptions>(defaults)) {}
 
 namespace {
 

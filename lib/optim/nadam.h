@@ -45,6 +45,7 @@ struct NAdamParamState : public torch::optim::OptimizerCloneableParamState<NAdam
 class NAdam : public torch::optim::Optimizer, public FusedSwitch {
  public:
   NAdam(std::vector<torch::Tensor> params, NAdamOptions defaults);
+  NAdam(std::vector<torch::optim::OptimizerParamGroup> groups, NAdamOptions defaults);
   torch::Tensor step(LossClosure closure = nullptr) override;
   void save(torch::serialize::OutputArchive& archive) const override;
   void load(torch::serialize::InputArchive& archive) override;

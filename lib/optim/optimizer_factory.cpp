@@ -8,7 +8,7 @@ namespace trainer {
 namespace {
 
 namespace optim = torch::optim;
-using Params = std::vector<torch::Tensor>;
+using Params = std::vector<optim::OptimizerParamGroup>;
 
 // One overload per entry of OptimizerKinds (spec/optimizer_kinds.h), given
 // the entry with the optimizer's own keys; each returns its own type, so that
@@ -47,17 +47,31 @@ auto build_optimizer(const NadamOptimizer& c, Params params, double lr, double d
 
 }  // namespace
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& config, Params params) {
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& config,
+                                                        std::vector<torch::Tensor> params) {
+  return make_optimizer(config, std::vector<ParameterGroup>{{std::move(params), 1.0}});
+}
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& config,
+                                                        const std::vector<ParameterGroup>& groups) {
+  const double lr = resolved_lr(config);
   return std::visit([&](const auto& entry) {
-    auto optimizer = build_optimizer(entry, params, resolved_lr(config), resolved_weight_decay(config));
+    auto optimizer = build_optimizer(entry, Params{}, lr, resolved_weight_decay(config));
+    // Each group with the defaults' options at its own rate.
+    for (const ParameterGroup& group : groups) {
+      optim::OptimizerParamGroup added(group.params, optimizer->defaults().clone());
+      added.options().set_lr(lr * group.lr_scale);
+      optimizer->add_param_group(added);
+    }
     // The fused passes (optimizer.fused) keep LibTorch's state and arithmetic.
     optimizer->set_fused(config.fused);
     return std::unique_ptr<torch::optim::Optimizer>(std::move(optimizer));
   }, config.keys);
 }
 
-void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
+void set_learning_rate(torch::optim::Optimizer& optimizer, double lr, const std::vector<double>& scales) {
+  auto& groups = optimizer.param_groups();
+  for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(i < scales.size() ? lr * scales[i] : lr);
 }
 
 }  // namespace trainer

@@ -71,6 +71,13 @@ struct NameMap {
   std::vector<std::pair<std::string, std::string>> rules;
 };
 
+// Learning-rate multipliers by layer, in the order written: `{"conv2d*": 0.1}`,
+// each a glob pattern (* and ?) of trainer summary's layer names and a
+// factor >= 0; a layer takes the first rule that matches it.
+struct LayerScales {
+  std::vector<std::pair<std::string, double>> rules;
+};
+
 // `cpu`, `gpu:0`, `gpu:0,1,2,3`, `gpu:all`, or a list such as [cpu, cpu]:
 // one entry per rank.
 struct DeviceList {

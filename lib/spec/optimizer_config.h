@@ -11,6 +11,7 @@
 
 #include "spec/checks.h"
 #include "spec/enums.h"
+#include "spec/field_types.h"
 #include "spec/optimizer_kinds.h"
 
 namespace trainer {
@@ -40,6 +41,7 @@ struct OptimizerConfig {
   // Unset: the optimizer's default (optimizer_kinds.h), which the config
   // loader writes in, so that a run's config.yaml records the value used.
   std::optional<double> lr;
+  LayerScales lr_scale;
   std::optional<double> weight_decay;
   double clip_norm = 0;
   bool fused = true;
@@ -61,6 +63,8 @@ struct OptimizerConfig {
   // For a key that `name` does not take: which optimizers do, and what `name`
   // takes instead; "" when no optimizer takes it.
   std::string foreign_key_note(const std::string& key) const;
+  // Left out of a run's config.yaml while unused.
+  bool is_quiet_default(const std::string& key) const { return key == "lr_scale" && lr_scale.rules.empty(); }
 };
 
 template <class V> void OptimizerConfig::visit_fields(V& v) {
@@ -71,6 +75,10 @@ template <class V> void OptimizerConfig::visit_fields(V& v) {
   set_name(kind);
   v("lr", lr, "Learning rate. Default: Keras's for the optimizer (see 'Optimizers').",
     Check<std::optional<double>>([](const auto& x) { return (!x || *x > 0) ? "" : "a number > 0"; }));
+  v("lr_scale", lr_scale,
+    "Learning-rate multipliers by layer, {pattern: factor}: trainer summary's layer names, * and ? matching any "
+    "characters ({\"conv2d*\": 0.1} trains the convolutions at a tenth of the rate, the fine-tuning recipe); a "
+    "layer takes the first pattern that matches it, others 1. Schedules scale every group alike.");
   std::visit([&](auto& entry) { entry.fields(v); }, keys);
   v("weight_decay", weight_decay, "L2 penalty (decoupled for adamw). Default: the optimizer's (see 'Optimizers').",
     Check<std::optional<double>>([](const auto& x) { return (!x || *x >= 0) ? "" : "a number >= 0"; }));

@@ -3,8 +3,9 @@
 #include <ATen/record_function.h>
 
 #include "device/device_select.h"
-#include "train/loss.h"
 #include "optim/optimizer_factory.h"
+#include "train/loss.h"
+#include "train/parameter_groups.h"
 
 namespace trainer {
 namespace {
@@ -43,7 +44,8 @@ void StepTimer::end(StepPhase phase) {
 TrainStep::TrainStep(const ExperimentConfig& config, Model& model, torch::optim::Optimizer& optimizer,
                      MixedPrecision& precision, const torch::Device& device, GradientReducer* reducer)
     : config_(config), model_(model), optimizer_(optimizer), precision_(precision), device_(device),
-      reducer_(reducer) {}
+      reducer_(reducer),
+      lr_scales_(scales_of(lr_scale_groups(model, config.optimizer.lr_scale))) {}
 
 StepOutcome TrainStep::run(const Batch& batch, double lr, double share, bool stop_vote, const StepExtras& extras) {
   return run_group({&batch}, lr, share, stop_vote, extras);
@@ -54,7 +56,7 @@ StepOutcome TrainStep::run_group(const std::vector<const Batch*>& group, double 
   const auto phase_done = [&](StepPhase phase) {
     if (extras.timer) extras.timer->end(phase);
   };
-  set_learning_rate(optimizer_, lr);
+  set_learning_rate(optimizer_, lr, lr_scales_);
   // Dropping the gradients (instead of zeroing them) lets backward write
   // them directly: no memset, no accumulate.
   model_.net->zero_grad(/*set_to_none=*/true);

@@ -81,6 +81,7 @@ class TrainStep {
   torch::Device device_;
   GradientReducer* reducer_;
   torch::Tensor class_weights_;
+  std::vector<double> lr_scales_;  // optimizer.lr_scale: each parameter group's factor
 };
 
 }  // namespace trainer

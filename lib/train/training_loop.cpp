@@ -18,6 +18,7 @@
 #include "train/epoch_batches.h"
 #include "train/initial_weights.h"
 #include "train/loss.h"
+#include "train/parameter_groups.h"
 #include "train/sample_images.h"
 #include "train/training_loop.h"
 #include "train/validation.h"
@@ -48,7 +49,7 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
       runtime_(configure_runtime(config, device_, ranks_on_this_host(options), rank_is_slurm_task(options))),
       cluster_(options.launch, config.dist, config.devices.entries),
       experiment_(prepare_experiment(config, device_)),
-      optimizer_(make_optimizer(config.optimizer, experiment_.model.trainable_parameters())),
+      optimizer_(make_optimizer(config.optimizer, lr_scale_groups(experiment_.model, config.optimizer.lr_scale))),
       precision_(config, device_),
       meters_(config.loss, config.metrics, experiment_.model.final_softmax, config.data.images.value_range(),
               experiment_.model.output_classes()),
@@ -59,6 +60,9 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
   // Trained weights to start from (a new run only: a resumed one has its own),
   // before rank 0's are broadcast.
   if (options_.resume.empty() && !config.model.init_from.empty()) load_initial_weights(config.model, experiment_.model);
+  if (!config.optimizer.lr_scale.rules.empty())
+    log().info("optimizer.lr_scale: {}",
+               describe_groups(lr_scale_groups(experiment_.model, config.optimizer.lr_scale)));
   const int64_t global_batch = config.train.batch_size * cluster_.world_size();
   const int64_t accumulate = config.train.accumulate;
   batches_per_epoch_ = (experiment_.data.train.size() + global_batch - 1) / global_batch;

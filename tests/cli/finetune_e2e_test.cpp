@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli_runner.h"
+#include "epoch_records.h"
 #include "experiment_files.h"
 #include "formats/file_bytes.h"
 #include "formats/weights_file.h"
@@ -85,4 +86,27 @@ TEST_CASE("a frozen layer's weights do not move, and bad init_from paths are ref
   const auto missing = run_trainer({"run", plain, "--set", "model.init_from=" + dir + "/nothing.pt"}, dir);
   CHECK(missing.exit_code == 4);
   CHECK_THAT(missing.err, Catch::Contains("model.init_from: " + dir + "/nothing.pt does not exist"));
+}
+
+TEST_CASE("a run with learning-rate scales by layer resumes exactly", "[e2e][finetune][lr_scale][resume]") {
+  const std::string dir = fresh_dir("e2e-lr-scale");
+  const std::string scaled = "optimizer: {name: adam, lr: 0.01, lr_scale: {dense: 0.1}}\n";
+  const auto straight =
+      run_trainer({"run", write_mlp_experiment(dir, small_mlp("scaled", "full", scaled + "train: {epochs: 3}\n"))}, dir);
+  INFO(straight.err);
+  REQUIRE(straight.exit_code == 0);
+  CHECK_THAT(straight.err, Catch::Contains("optimizer.lr_scale: x0.1 for") && Catch::Contains("x1 for"));
+  const auto plain = run_trainer(
+      {"run", write_mlp_experiment(dir, small_mlp("plain", "full", "optimizer: {name: adam, lr: 0.01}\ntrain: {epochs: 3}\n"))},
+      dir);
+  REQUIRE(plain.exit_code == 0);
+  CHECK(parse_records(plain.out)[2].values != parse_records(straight.out)[2].values);
+  // Adam's state of both groups comes back from the checkpoint.
+  const auto cut =
+      run_trainer({"run", write_mlp_experiment(dir, small_mlp("scaled", "cut", scaled + "train: {epochs: 1}\n"))}, dir);
+  REQUIRE(cut.exit_code == 0);
+  const auto rest = run_trainer({"run", "--resume", dir + "/runs/scaled/cut", "--set", "train.epochs=3"}, dir);
+  INFO(rest.err);
+  REQUIRE(rest.exit_code == 0);
+  check_resumed_records(cut.out, rest.out, parse_records(straight.out));
 }
