@@ -56,13 +56,12 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& c
                                                         const std::vector<ParameterGroup>& groups) {
   const double lr = resolved_lr(config);
   return std::visit([&](const auto& entry) {
-    auto optimizer = build_optimizer(entry, Params{}, lr, resolved_weight_decay(config));
-    // Each group with the defaults' options at its own rate.
-    for (const ParameterGroup& group : groups) {
-      optim::OptimizerParamGroup added(group.params, optimizer->defaults().clone());
-      added.options().set_lr(lr * group.lr_scale);
-      optimizer->add_param_group(added);
-    }
+    // Given to the constructor (Adagrad makes its state there), each group
+    // with the defaults' options, then set to its own rate.
+    Params params;
+    for (const ParameterGroup& group : groups) params.emplace_back(group.params);
+    auto optimizer = build_optimizer(entry, std::move(params), lr, resolved_weight_decay(config));
+    for (size_t i = 0; i < groups.size(); ++i) optimizer->param_groups()[i].options().set_lr(lr * groups[i].lr_scale);
     // The fused passes (optimizer.fused) keep LibTorch's state and arithmetic.
     optimizer->set_fused(config.fused);
     return std::unique_ptr<torch::optim::Optimizer>(std::move(optimizer));

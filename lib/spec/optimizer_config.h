@@ -75,10 +75,6 @@ template <class V> void OptimizerConfig::visit_fields(V& v) {
   set_name(kind);
   v("lr", lr, "Learning rate. Default: Keras's for the optimizer (see 'Optimizers').",
     Check<std::optional<double>>([](const auto& x) { return (!x || *x > 0) ? "" : "a number > 0"; }));
-  v("lr_scale", lr_scale,
-    "Learning-rate multipliers by layer, {pattern: factor}: trainer summary's layer names, * and ? matching any "
-    "characters ({\"conv2d*\": 0.1} trains the convolutions at a tenth of the rate, the fine-tuning recipe); a "
-    "layer takes the first pattern that matches it, others 1. Schedules scale every group alike.");
   std::visit([&](auto& entry) { entry.fields(v); }, keys);
   v("weight_decay", weight_decay, "L2 penalty (decoupled for adamw). Default: the optimizer's (see 'Optimizers').",
     Check<std::optional<double>>([](const auto& x) { return (!x || *x >= 0) ? "" : "a number >= 0"; }));
@@ -89,6 +85,10 @@ template <class V> void OptimizerConfig::visit_fields(V& v) {
     "momentum, not centered); nadam, adam and adamw on GPUs: each tensor operation once for all parameters "
     "(multi-tensor). false: the tensor operations, parameter by parameter.");
   v("schedule", schedule, "Learning-rate schedule, evaluated every step.");
+  v("lr_scale", lr_scale,
+    "Learning-rate multipliers by layer, {pattern: factor}: trainer summary's layer names, * and ? matching any "
+    "characters ({\"conv2d*\": 0.1} trains the convolutions at a tenth of the rate, the fine-tuning recipe); a "
+    "layer takes the first pattern that matches it, others 1. Schedules scale every group alike.");
 }
 
 // The learning rate and weight decay in effect: the given ones, else the

@@ -80,7 +80,7 @@ TEST_CASE("a key of another optimizer is refused, naming the chosen one's keys",
   const auto sgd = problems_of(std::string(kMinimal) + "optimizer: {name: sgd, rho: 0.5}\n");
   REQUIRE(sgd.size() == 1);
   CHECK(sgd[0] == "exp.yaml:8:24: unknown key 'optimizer.rho': sgd takes no 'rho' (rmsprop does); sgd takes: name, "
-                  "lr, weight_decay, clip_norm, fused, schedule");
+                  "lr, weight_decay, clip_norm, fused, schedule, lr_scale");
   const auto adam = problems_of(std::string(kMinimal) + "optimizer: {name: adam, momentum: 0.9}\n");
   REQUIRE(adam.size() == 1);
   CHECK_THAT(adam[0], Catch::Contains("adam takes no 'momentum' (momentum does); adam takes: name, lr, beta1, beta2, "
