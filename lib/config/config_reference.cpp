@@ -72,7 +72,10 @@ bool is_common_optimizer_key(const std::string& key) {
 // replaced by those of every optimizer, each once, after the common ones.
 std::vector<Row> all_rows() {
   std::vector<Row> rows;
-  for (const Row& row : rows_of(ExperimentConfig{}, "")) {
+  // A named default, not a temporary: GCC 12 warns (wrongly) of an
+  // uninitialised vector inside a temporary ExperimentConfig here.
+  const ExperimentConfig defaults;
+  for (const Row& row : rows_of(defaults, "")) {
     const bool optimizer_own = row.key.rfind("optimizer.", 0) == 0 &&
                                !is_common_optimizer_key(row.key.substr(std::string("optimizer.").size()));
     if (!optimizer_own) rows.push_back(row);

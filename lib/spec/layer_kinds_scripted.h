@@ -1,7 +1,7 @@
 #pragma once
 // The layer a user brings: a TorchScript module written and saved in
 // Python (torch.jit.script or torch.jit.trace). See spec/layer_kinds.h and
-// docs/models.md "Bringing your own layer".
+// docs/models.md "Bringing your own layer and loss: TorchScript".
 #include <string>
 
 #include "spec/layer_basics.h"

@@ -52,11 +52,11 @@ TEST_CASE("trainer sweep trains every point of the grid in its own run and compa
   CHECK_THAT(swept.err, Catch::Contains("4 points, 2 at a time"));
   // sweep.json for scripts, read by Python's parser; the report compares them.
   if (system_python_has("json")) {
-    const std::string json = read_text(sweep_dir + "/sweep.json");
-    CHECK(python_reads_json(dir, json, "len(d['points'])") == "4");
-    CHECK(python_reads_json(dir, json, "sorted(p['status'] for p in d['points'])") ==
+    const std::string sweep_json = read_text(sweep_dir + "/sweep.json");
+    CHECK(python_reads_json(dir, sweep_json, "len(d['points'])") == "4");
+    CHECK(python_reads_json(dir, sweep_json, "sorted(p['status'] for p in d['points'])") ==
           "['done', 'done', 'done', 'done']");
-    CHECK(python_reads_json(dir, json, "all(p['best'] > 0 and 1 <= p['best_epoch'] <= 2 for p in d['points'])") ==
+    CHECK(python_reads_json(dir, sweep_json, "all(p['best'] > 0 and 1 <= p['best_epoch'] <= 2 for p in d['points'])") ==
           "True");
   }
   const std::string report = read_text(sweep_dir + "/report.html");
