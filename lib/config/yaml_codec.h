@@ -374,63 +374,55 @@ struct Codec<ClassWeights> {
   static std::string expected() { return "balanced, a list of one weight (>= 0) a class, or null"; }
 };
 
+// The ordered mappings of rules (NameMap, LayerScales): null clears them;
+// each pair is kept in the order written when `valid(key, value)` accepts it.
+template <class Rules, class Value, class Valid>
+bool decode_rules(const YAML::Node& n, Rules& v, Valid valid) {
+  v.rules.clear();
+  if (n.IsNull()) return true;
+  if (!n.IsMap()) return false;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    std::string key;
+    Value value{};
+    if (!decode_scalar(it->first, key) || !decode_scalar(it->second, value) || !valid(key, value)) return false;
+    v.rules.emplace_back(key, value);
+  }
+  return true;
+}
+
+template <class Rules>
+YAML::Node encode_rules(const Rules& v) {
+  YAML::Node n(YAML::NodeType::Map);
+  for (const auto& [key, value] : v.rules) n[key] = value;
+  n.SetStyle(YAML::EmitterStyle::Flow);
+  return n;
+}
+
 template <>
 struct Codec<NameMap> {
-  // A mapping, in the order written; every pattern must be a valid regular expression.
+  // Every pattern must be a valid regular expression.
   static bool decode(const YAML::Node& n, NameMap& v) {
-    if (n.IsNull()) {
-      v.rules.clear();
-      return true;
-    }
-    if (!n.IsMap()) return false;
-    v.rules.clear();
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      std::string from, to;
-      if (!decode_scalar(it->first, from) || !decode_scalar(it->second, to)) return false;
+    return decode_rules<NameMap, std::string>(n, v, [](const std::string& from, const std::string&) {
       try {
         std::regex check(from);
+        return true;
       } catch (const std::regex_error&) {
         return false;
       }
-      v.rules.emplace_back(from, to);
-    }
-    return true;
+    });
   }
-  static YAML::Node encode(const NameMap& v) {
-    YAML::Node n(YAML::NodeType::Map);
-    for (const auto& [from, to] : v.rules) n[from] = to;
-    n.SetStyle(YAML::EmitterStyle::Flow);
-    return n;
-  }
+  static YAML::Node encode(const NameMap& v) { return encode_rules(v); }
   static std::string expected() { return "a mapping of regular expressions to their replacements"; }
 };
 
 template <>
 struct Codec<LayerScales> {
-  // A mapping, in the order written, of patterns to factors >= 0.
   static bool decode(const YAML::Node& n, LayerScales& v) {
-    if (n.IsNull()) {
-      v.rules.clear();
-      return true;
-    }
-    if (!n.IsMap()) return false;
-    v.rules.clear();
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      std::string pattern;
-      double factor = 0;
-      if (!decode_scalar(it->first, pattern) || pattern.empty() || !decode_scalar(it->second, factor) ||
-          !std::isfinite(factor) || factor < 0)
-        return false;
-      v.rules.emplace_back(pattern, factor);
-    }
-    return true;
+    return decode_rules<LayerScales, double>(n, v, [](const std::string& pattern, double factor) {
+      return !pattern.empty() && std::isfinite(factor) && factor >= 0;
+    });
   }
-  static YAML::Node encode(const LayerScales& v) {
-    YAML::Node n(YAML::NodeType::Map);
-    for (const auto& [pattern, factor] : v.rules) n[pattern] = factor;
-    n.SetStyle(YAML::EmitterStyle::Flow);
-    return n;
-  }
+  static YAML::Node encode(const LayerScales& v) { return encode_rules(v); }
   static std::string expected() { return "a mapping of layer name patterns to factors >= 0"; }
 };
 

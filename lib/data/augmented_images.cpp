@@ -48,7 +48,7 @@ torch::Tensor grey_of(const torch::Tensor& x) {
 AugmentedImageSource::AugmentedImageSource(torch::Tensor images, torch::Tensor labels, const DataConfig& config,
                                            int64_t seed)
     : images_(std::move(images)),
-      labels_(std::move(labels)),
+      labels_(std::move(labels).contiguous()),
       augment_(config.augment),
       seed_(seed),
       low_(config.images.scale == PixelScale::kSymmetric ? -1.0 : 0.0),
@@ -59,6 +59,7 @@ SampleBatch AugmentedImageSource::assemble(const int64_t* ids, int64_t count, in
   std::vector<torch::Tensor> samples;
   std::vector<int64_t> labels;
   std::vector<float> theta, brightness, contrast, saturation;
+  const int64_t* label_values = labels_.data_ptr<int64_t>();
   for (int64_t i = 0; i < count; ++i) {
     std::mt19937_64 random = sample_generator({seed_, epoch, ids[i], 4});
     const Choices c = draw(augment_, h == w, random);
@@ -69,7 +70,7 @@ SampleBatch AugmentedImageSource::assemble(const int64_t* ids, int64_t count, in
     if (c.flip_vertical) x = x.flip({1});
     if (c.quarter_turns > 0) x = x.rot90(c.quarter_turns, {1, 2});
     samples.push_back(x);
-    labels.push_back(labels_[ids[i]].item<int64_t>());
+    labels.push_back(label_values[ids[i]]);
     // Where each output pixel samples the input, in affine_grid's [-1, 1]
     // coordinates (scaled by the aspect so the angle is the pixels' angle).
     const double radians = c.degrees * M_PI / 180.0, cosine = std::cos(radians), sine = std::sin(radians);

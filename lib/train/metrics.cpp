@@ -34,13 +34,13 @@ void MetricAccumulator::add(const torch::Tensor& batch_loss, const torch::Tensor
   const int64_t count = labels.size(0);
   std::vector<torch::Tensor> parts{batch_loss.detach().to(torch::kFloat64) * static_cast<double>(count)};
   const auto predicted = predictions(loss_, output.detach(), final_softmax_);
-  const auto zero = torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(predicted.device()));
   for (const auto& metric : metrics_) {
     switch (metric.kind) {
       case MetricKind::kPrecision:
       case MetricKind::kRecall:
       case MetricKind::kF1:
-        parts.push_back(zero);  // read from the confusion counts
+        // A placeholder: results() reads them from the confusion counts.
+        parts.push_back(torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(predicted.device())));
         break;
       case MetricKind::kAccuracy:
         parts.push_back(predicted.argmax(1).eq(labels).sum().to(torch::kFloat64));
