@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <memory>
 
 #include "commands.h"
@@ -13,23 +14,27 @@ void add_predict_command(CLI::App& app, Action& selected) {
   };
   auto args = std::make_shared<Args>();
   auto* command = app.add_subcommand(
-      "predict", "Apply a checkpoint's model to image files: a classifier's top classes as JSON lines, an "
-                 "image-to-image model's output images at full size");
+      "predict", "Apply a checkpoint's model to new inputs: a classifier's top classes (a regression's values) as "
+                 "JSON lines, an image-to-image model's output images at full size");
   args->experiment.add_to(*command, /*file_required=*/false);
   auto& p = args->predict;
   command
       ->add_option("--checkpoint", p.checkpoint,
                    "A run directory (its checkpoints/best.pt, else its newest checkpoint) or a checkpoint file")
       ->required();
-  command->add_option("--input", p.input, "An image file, or a folder of them (subfolders searched)")->required();
+  command
+      ->add_option("--input", p.input,
+                   "An image file, or a folder of them (subfolders searched); tabular: a .csv, .npy or .npz of rows; "
+                   "reuters: a text file, a folder of .txt files, or a .jsonl or .npy of token ids")
+      ->required();
   command->add_option("--output", p.output,
-                      "Folder for the results: predictions.jsonl (classifiers; default: standard output) or the "
+                      "Folder for the results: predictions.jsonl (classifiers, tables, texts; default: standard output) or the "
                       "output images, as PNG at the inputs' relative paths (a.jpg -> a.png; inputs sharing a name but not "
                       "the extension keep it: a.jpg.png)");
   command->add_flag("--overwrite", p.overwrite,
                     "Replace output files that exist (outputs never replace inputs: the output folder must lie "
                     "outside the input folder)");
-  command->add_option("--top-k", p.top_k, "Classes listed per file, most probable first")
+  command->add_option("--top-k", p.top_k, "Classes listed per file (row, text), most probable first")
       ->default_val(5)
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   command->add_option("--tile", p.tiles.tile,
@@ -49,6 +54,7 @@ void add_predict_command(CLI::App& app, Action& selected) {
       const CheckpointChoice choice = choose_checkpoint(args->predict.checkpoint);
       PredictOptions options = args->predict;
       options.checkpoint = choice.checkpoint;
+      if (!choice.run_config.empty()) options.run_dir = std::filesystem::path(choice.run_config).parent_path().string();
       run_predict(experiment_for_checkpoint(args->experiment.file, args->experiment.overrides, choice), options);
     };
   });

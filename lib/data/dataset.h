@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "spec/data_info.h"
+#include "spec/input_encoding.h"
 #include "spec/experiment_config.h"
 
 namespace trainer {
@@ -50,6 +51,9 @@ struct DataSplits {
   TensorDataset train;
   TensorDataset valid;
   DataInfo info;
+  // How raw rows (tabular) or text (reuters) became the inputs; empty for
+  // the other kinds, whose files predict reads as training did.
+  InputEncoding encoding;
 };
 
 // Loads the data set named in `config` (reuters, fashion_mnist, mnist,

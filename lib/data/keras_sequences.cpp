@@ -21,16 +21,26 @@ std::vector<int64_t> numpy_legacy_permutation(int64_t n, uint32_t seed) {
   return values;
 }
 
+std::vector<int64_t> keras_shift(const std::vector<int64_t>& ranks, int64_t start_char, int64_t index_from) {
+  std::vector<int64_t> x;
+  x.reserve(ranks.size() + 1);
+  if (start_char >= 0) x.push_back(start_char);
+  for (int64_t w : ranks) x.push_back(w + index_from);
+  return x;
+}
+
+void keras_bound(std::vector<int64_t>& ids, int64_t skip_top, int64_t num_words, int64_t oov_char) {
+  for (int64_t& w : ids)
+    if (w < skip_top || w >= num_words) w = oov_char;
+}
+
 SequenceSplits keras_load_data(Sequences sequences, std::vector<int64_t> labels, const LoadDataOptions& options) {
   const auto order = numpy_legacy_permutation(static_cast<int64_t>(sequences.size()), options.seed);
   Sequences xs;
   std::vector<int64_t> ys;
   xs.reserve(order.size());
   for (int64_t index : order) {
-    std::vector<int64_t> x;
-    x.reserve(sequences[index].size() + 1);
-    if (options.start_char >= 0) x.push_back(options.start_char);
-    for (int64_t w : sequences[index]) x.push_back(w + options.index_from);
+    std::vector<int64_t> x = keras_shift(sequences[index], options.start_char, options.index_from);
     // Keras keeps only sequences strictly shorter than maxlen.
     if (options.maxlen > 0 && static_cast<int64_t>(x.size()) >= options.maxlen) continue;
     xs.push_back(std::move(x));
@@ -41,11 +51,10 @@ SequenceSplits keras_load_data(Sequences sequences, std::vector<int64_t> labels,
   if (num_words == 0)
     for (const auto& x : xs)
       for (int64_t w : x) num_words = std::max(num_words, w);
-  for (auto& x : xs)
-    for (auto& w : x)
-      if (w < options.skip_top || w >= num_words) w = options.oov_char;
+  for (auto& x : xs) keras_bound(x, options.skip_top, num_words, options.oov_char);
 
   SequenceSplits out;
+  out.num_words = num_words;
   out.vocabulary = std::max({num_words, options.oov_char + 1, options.start_char + 1});
   const auto train_count = static_cast<size_t>(static_cast<double>(xs.size()) * (1.0 - options.test_split));
   out.train_x.assign(xs.begin(), xs.begin() + train_count);

@@ -24,6 +24,7 @@ struct SequenceSplits {
   Sequences train_x, test_x;
   std::vector<int64_t> train_y, test_y;
   int64_t vocabulary = 0;  // every index is below this
+  int64_t num_words = 0;   // the bound applied: options.num_words, or the largest id found when that is 0
 };
 
 // What keras.datasets.reuters.load_data does after reading the file: shuffle
@@ -34,6 +35,15 @@ SequenceSplits keras_load_data(Sequences sequences, std::vector<int64_t> labels,
 // numpy.random.RandomState(seed).shuffle(arange(n)), bit for bit: MT19937 and
 // the masked-rejection interval sampling of numpy's legacy generator.
 std::vector<int64_t> numpy_legacy_permutation(int64_t n, uint32_t seed);
+
+// One sequence of word ranks (1 = most frequent) as load_data numbers it,
+// before the vocabulary bounds: start_char first (when not negative), then
+// each rank + index_from.
+std::vector<int64_t> keras_shift(const std::vector<int64_t>& ranks, int64_t start_char, int64_t index_from);
+
+// load_data's vocabulary bounds, in place: ids below skip_top or from
+// num_words on become oov_char.
+void keras_bound(std::vector<int64_t>& ids, int64_t skip_top, int64_t num_words, int64_t oov_char);
 
 // keras pad_sequences: `length` 0 means the longest; padding with 0.
 // Returns row-major [sequences.size() x length].

@@ -111,7 +111,8 @@ WordSequences build_word_sequences(const std::vector<Newswire>& wires, int64_t m
   std::vector<int64_t> word_id(words.size());
   for (size_t rank = 0; rank < order.size(); ++rank) word_id[order[rank]] = static_cast<int64_t>(rank) + 1;
 
-  out.words = static_cast<int64_t>(words.size());
+  out.words.reserve(order.size());
+  for (int64_t index : order) out.words.push_back(words[index]);
   out.sequences.reserve(documents.size());
   for (const auto& document : documents) {
     std::vector<int64_t> sequence;

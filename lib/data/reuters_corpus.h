@@ -26,7 +26,7 @@ struct WordSequences {
   std::vector<std::vector<int64_t>> sequences;  // word ids, 1 = most frequent
   std::vector<int64_t> labels;                  // topic ids, in order of first appearance
   std::vector<std::string> topics;              // topic name of each label id
-  int64_t words = 0;                            // distinct words
+  std::vector<std::string> words;               // by rank: words[r - 1] has word id r
 };
 
 // Topic filter, tokenizer and word numbering over `wires`, in order.

@@ -8,6 +8,7 @@
 #include "data/download.h"
 #include "data/reuters_corpus.h"
 #include "data/reuters_npz.h"
+#include "data/word_ids.h"
 #include "util/error.h"
 #include "util/logging.h"
 #include "util/text.h"
@@ -85,13 +86,16 @@ DataSplits load_reuters(const DataConfig& config) {
   Sequences sequences;
   std::vector<int64_t> labels;
   int64_t classes = 0;
+  std::vector<std::string> topics, words;  // the corpus names them; Keras's npz holds numbers only
   if (fs::is_directory(place)) {
     log().info("reading the Reuters-21578 corpus from {}", place);
-    WordSequences words = build_word_sequences(read_reuters_corpus(place));
-    if (words.sequences.empty()) throw DataError(place + ": no newswires with topics found");
-    sequences = std::move(words.sequences);
-    labels = std::move(words.labels);
-    classes = static_cast<int64_t>(words.topics.size());
+    WordSequences corpus = build_word_sequences(read_reuters_corpus(place));
+    if (corpus.sequences.empty()) throw DataError(place + ": no newswires with topics found");
+    sequences = std::move(corpus.sequences);
+    labels = std::move(corpus.labels);
+    topics = std::move(corpus.topics);
+    words = std::move(corpus.words);
+    classes = static_cast<int64_t>(topics.size());
   } else {
     log().info("reading {}", place);
     RawReuters raw = read_reuters_npz(place);
@@ -127,6 +131,17 @@ DataSplits load_reuters(const DataConfig& config) {
   splits.info.token_inputs = true;
   splits.info.vocabulary = split.vocabulary;
   splits.info.classes = classes;
+  splits.info.class_names = std::move(topics);
+  SequenceEncoding encoding;
+  encoding.words = words_in_bound(std::move(words), config.index_from, split.num_words);
+  encoding.start_char = config.start_char;
+  encoding.oov_char = config.oov_char;
+  encoding.index_from = config.index_from;
+  encoding.skip_top = config.skip_top;
+  encoding.num_words = split.num_words;
+  encoding.padding = config.padding;
+  encoding.truncating = config.truncating;
+  splits.encoding.sequences = std::move(encoding);
   return splits;
 }
 

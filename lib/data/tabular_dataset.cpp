@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "formats/csv_numbers.h"
 #include "formats/csv_table.h"
 #include "data/dataset_loaders.h"
 #include "formats/file_bytes.h"
@@ -30,35 +31,9 @@ struct Table {
   int64_t target_width = 1;
   std::vector<int64_t> lines;  // CSV: each row's line, for messages
   std::string name;
+  std::vector<std::string> columns;  // CSV: the feature columns' names
+  std::string target;                // the target column's (CSV) or array's (.npz) name
 };
-
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// A whole field as a finite number that fits a float32 (the tensors'
-// type), or nothing.
-std::optional<double> number(const std::string& field) {
-  const size_t begin = field.find_first_not_of(" \t"), end = field.find_last_not_of(" \t");
-  if (begin == std::string::npos) return std::nullopt;
-  const std::string trimmed = field.substr(begin, end - begin + 1);
-  char* stop = nullptr;
-  const double value = std::strtod(trimmed.c_str(), &stop);
-  if (stop != trimmed.c_str() + trimmed.size() || !std::isfinite(value) ||
-      std::fabs(value) > std::numeric_limits<float>::max())
-    return std::nullopt;
-  return value;
-}
-
-// Why `field` is not a feature value, for the message.
-std::string not_a_feature(const std::string& field) {
-  char* stop = nullptr;
-  const std::string text = field.substr(0, 64);
-  const double value = std::strtod(text.c_str(), &stop);
-  if (stop != text.c_str() && std::isfinite(value) && std::fabs(value) > std::numeric_limits<float>::max())
-    return "beyond the float32 range (+-3.4e38)";
-  return std::isfinite(value) || stop == text.c_str() ? "not a number" : "not a finite number";
-}
 
 Table read_csv(const std::string& path, const TabularConfig& tabular) {
   CsvReader reader = open_csv_file(path);
@@ -80,6 +55,9 @@ Table read_csv(const std::string& path, const TabularConfig& tabular) {
   Table table;
   table.name = path;
   table.width = static_cast<int64_t>(header.size()) - 1;
+  table.target = header[target];
+  for (size_t c = 0; c < header.size(); ++c)
+    if (c != target) table.columns.push_back(header[c]);
   for (std::vector<std::string> row; reader.next_row(row);) {
     check_csv_width(row, header.size(), path, reader.row_line());
     for (size_t c = 0; c < header.size(); ++c) {
@@ -88,10 +66,10 @@ Table read_csv(const std::string& path, const TabularConfig& tabular) {
         table.target_text.push_back(field);
         continue;
       }
-      const auto value = number(field);
+      const auto value = float32_field(field);
       if (!value)
         throw DataError(path + ":" + std::to_string(reader.row_line()) + ": column " + std::to_string(c + 1) + " ('" +
-                            excerpt(header[c]) + "') holds '" + excerpt(field) + "', " + not_a_feature(field),
+                            excerpt(header[c]) + "') holds '" + excerpt(field) + "', " + why_not_float32(field),
                         "features must be numbers a float32 holds; encode categories as numbers first");
       table.features.push_back(*value);
     }
@@ -134,8 +112,10 @@ Table read_numpy(const std::string& path, const TabularConfig& tabular) {
         throw DataError(path + ": no array " + key + "; it holds " + arrays,
                         "data.tabular.features and data.tabular.target name the arrays");
       }
-    return from_arrays(parse_npy(members.at(x_key), path + ":" + x_key), path + ":" + x_key,
-                       parse_npy(members.at(y_key), path + ":" + y_key), path + ":" + y_key, path);
+    Table table = from_arrays(parse_npy(members.at(x_key), path + ":" + x_key), path + ":" + x_key,
+                              parse_npy(members.at(y_key), path + ":" + y_key), path + ":" + y_key, path);
+    table.target = y_key.substr(0, y_key.size() - 4);
+    return table;
   }
   return from_arrays(parse_npy(read_file_bytes(path), path), path,
                      parse_npy(read_file_bytes(tabular.targets_path), tabular.targets_path), tabular.targets_path, path);
@@ -159,7 +139,7 @@ std::vector<std::vector<int64_t>> class_labels(std::vector<Table*> tables, DataI
   bool integers = true;
   for (Table* t : tables)
     for (size_t r = 0; r < static_cast<size_t>(t->rows) && integers; ++r) {
-      const auto v = t->target_text.empty() ? std::optional<double>(t->target_values[r]) : number(t->target_text[r]);
+      const auto v = t->target_text.empty() ? std::optional<double>(t->target_values[r]) : float32_field(t->target_text[r]);
       integers = v && *v >= 0 && *v == std::floor(*v) && *v < 1e9;
     }
   std::vector<std::vector<int64_t>> labels;
@@ -168,7 +148,7 @@ std::vector<std::vector<int64_t>> class_labels(std::vector<Table*> tables, DataI
     for (Table* t : tables) {
       labels.emplace_back();
       for (size_t r = 0; r < static_cast<size_t>(t->rows); ++r) {
-        const double v = t->target_text.empty() ? t->target_values[r] : *number(t->target_text[r]);
+        const double v = t->target_text.empty() ? t->target_values[r] : *float32_field(t->target_text[r]);
         labels.back().push_back(static_cast<int64_t>(v));
         top = std::max(top, labels.back().back());
       }
@@ -198,7 +178,7 @@ std::vector<double> real_targets(Table& table) {
   if (table.target_text.empty()) return table.target_values;
   std::vector<double> values;
   for (size_t r = 0; r < table.target_text.size(); ++r) {
-    const auto v = number(table.target_text[r]);
+    const auto v = float32_field(table.target_text[r]);
     if (!v) throw DataError(row_place(table, r) + ": the target '" + excerpt(table.target_text[r]) + "' is not a number");
     values.push_back(*v);
   }
@@ -218,6 +198,11 @@ torch::Tensor target_tensor(const DataConfig& config, const std::vector<int64_t>
   return torch::tensor(values, torch::kFloat64).reshape({rows, width}).to(torch::kFloat32);
 }
 
+
+std::vector<double> as_doubles(const torch::Tensor& values) {
+  const torch::Tensor exact = values.to(torch::kFloat64).contiguous();
+  return {exact.data_ptr<double>(), exact.data_ptr<double>() + exact.numel()};
+}
 
 }  // namespace
 
@@ -254,6 +239,9 @@ DataSplits load_tabular(const DataConfig& config) {
                                               config, "rows");
   splits.train = rows_of(train, targets[0], split.train);
   splits.valid = valid ? rows_of(*valid, targets[1], split.valid) : rows_of(train, targets[0], split.valid);
+  TabularEncoding encoding;
+  encoding.columns = train.columns;
+  encoding.target = train.target;
   if (config.tabular.standardize) {
     // The training rows' statistics, for both splits; a constant feature is
     // only shifted.
@@ -261,7 +249,10 @@ DataSplits load_tabular(const DataConfig& config) {
     const torch::Tensor spread = splits.train.inputs.std({0}, /*unbiased=*/false);
     const torch::Tensor scale = torch::where(spread > 1e-12, spread, torch::ones_like(spread));
     for (auto* s : {&splits.train, &splits.valid}) s->inputs = ((s->inputs - mean) / scale).contiguous();
+    encoding.mean = as_doubles(mean);
+    encoding.scale = as_doubles(scale);
   }
+  splits.encoding.tabular = std::move(encoding);
   log().info("tabular: {} rows of {} features{}", train.rows + (valid ? valid->rows : 0), train.width,
              config.tabular.task == TabularTask::kClassification ? ", " + std::to_string(info.classes) + " classes"
                                                                  : ", " + std::to_string(train.target_width) + " real target" +

@@ -20,7 +20,9 @@
 #include "train/experiment_setup.h"
 #include "infer/predict_memory.h"
 #include "infer/predict_outputs.h"
+#include "infer/predict_rows.h"
 #include "infer/tiled_inference.h"
+#include "infer/top_classes.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -63,21 +65,6 @@ torch::Tensor model_input(const Image& image, const ExperimentConfig& config, co
   return image_tensor(image, images).unsqueeze(0).to(device);
 }
 
-nlohmann::ordered_json top_classes(const torch::Tensor& probabilities, const DataInfo& info, int64_t k) {
-  const auto [values, indices] = probabilities.squeeze(0).to(torch::kCPU, torch::kFloat64).topk(
-      std::min<int64_t>(k, probabilities.size(1)));
-  nlohmann::ordered_json top = nlohmann::ordered_json::array();
-  for (int64_t i = 0; i < values.size(0); ++i) {
-    const int64_t label = indices[i].item<int64_t>();
-    nlohmann::ordered_json entry;
-    entry["label"] = label;
-    if (static_cast<size_t>(label) < info.class_names.size()) entry["class"] = info.class_names[static_cast<size_t>(label)];
-    entry["probability"] = values[i].item<double>();
-    top.push_back(entry);
-  }
-  return top;
-}
-
 // The host memory one image may take, and what bounds it, for messages:
 // memory_limit on a CPU (less what LibTorch holds: the model), and what the
 // system has left.
@@ -104,12 +91,10 @@ OutOfMemoryError image_out_of_memory(const std::string& path, const ImageShape& 
 }  // namespace
 
 int64_t run_predict(const ExperimentConfig& config, const PredictOptions& options) {
+  if (config.data.dataset == DatasetKind::kTabular || config.data.dataset == DatasetKind::kReuters)
+    return run_predict_rows(config, options);
   const torch::Device device = primary_device(config.devices.entries);
   configure_runtime(config, device);
-  if (config.data.dataset == DatasetKind::kTabular || config.data.dataset == DatasetKind::kReuters)
-    throw ConfigError({"data.dataset: predict reads image files, and " + std::string(to_string(config.data.dataset)) +
-                       " models take " +
-                       (config.data.dataset == DatasetKind::kReuters ? "token sequences" : "rows of numbers")});
   DescribedModel described = build_model_from_description(config, "predict");
   const DataInfo& info = described.info;
   Model& model = described.model;
@@ -120,7 +105,6 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
   const bool images_out = has_image_targets(config.data);
   if (images_out && options.output.empty())
     throw ConfigError({"--output: an image-to-image model writes images; name the folder for them"});
-  const bool to_probabilities = model.final_softmax || config.loss.from_logits;
   if (info.input_shape.size() != 3 || info.token_inputs)
     throw ConfigError({"data.dataset: predict reads image files, and this model takes " +
                        std::string(info.token_inputs ? "token sequences" : "rows of numbers") + ", not images"});
@@ -173,10 +157,9 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
         });
       } else {
         const torch::Tensor output = model.forward(to_model(reader.next_rows(shape.height)));
-        const torch::Tensor probabilities = to_probabilities ? torch::softmax(output, 1) : output;
         nlohmann::ordered_json line;
         line["file"] = file.path;
-        line["top"] = top_classes(probabilities, info, options.top_k);
+        line["top"] = top_classes(class_probabilities(output, model, config)[0], info, options.top_k);
         lines += json_line(line);
       }
     } catch (const DataError& e) {

@@ -203,8 +203,9 @@ struct DataConfig {
       "image_folder, image_pairs, image_degrade and tabular without validation_path: the fraction held out for validation, after a "
       "shuffle seeded by split_seed (the split Keras's image_dataset_from_directory makes with that seed).",
       Check<double>([](const double& x) { return (x > 0 && x < 1) ? "" : "a number in (0, 1)"; }));
-    v("on_bad_file", on_bad_file, "An image that cannot be decoded: error (a data error naming it) or skip "
-                                  "(left out with a warning, and counted).");
+    v("on_bad_file", on_bad_file, "An image that cannot be decoded (for trainer predict also a table row, text file "
+                                  "or JSON line it cannot read): error (a data error naming it) or skip (left out "
+                                  "with a warning, and counted).");
     v("images", images, "How image files become tensors (image_folder, image_pairs, image_degrade: inputs and "
                         "targets alike).");
     v("pairs", pairs, "image_pairs: which folders hold inputs and targets.");

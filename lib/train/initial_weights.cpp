@@ -19,10 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 
-bool ends_with(const std::string& text, const std::string& end) {
-  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
-}
-
 torch::ScalarType scalar_type_of(const std::string& dtype) {
   static const std::map<std::string, torch::ScalarType> types{
       {"F64", torch::kFloat64}, {"F32", torch::kFloat32}, {"F16", torch::kFloat16}, {"BF16", torch::kBFloat16},

@@ -6,6 +6,7 @@
 #include "config/config_writer.h"
 #include "device/device_select.h"
 #include "device/gpu.h"
+#include "runs/input_encoding_file.h"
 #include "runs/resume_config.h"
 #include "watch/run_report_writer.h"
 #include "watch/steps_log.h"
@@ -51,6 +52,7 @@ void TrainingLoop::start_new_run() {
     record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());
     record_.set_class_names(experiment_.data.info.class_names);
     record_.write();
+    write_recorded_inputs(run_.path, experiment_.data.info, experiment_.data.encoding);
     // Once the run has started: a run that never starts is removed, and latest never points at it.
     if (const std::string problem = update_latest_link(run_, config_.log.dir, config_.experiment.name); !problem.empty())
       log().warn("{}", problem);
@@ -68,6 +70,8 @@ void TrainingLoop::resume_run() {
     record_.set_class_names(experiment_.data.info.class_names);
     record_.set_metrics_jsonl(read_text_file(run_.metrics()).value_or(""));
     record_.write();
+    // A run begun before trainer kept inputs.json gains it.
+    write_recorded_inputs(run_.path, experiment_.data.info, experiment_.data.encoding);
   }
   const std::string checkpoint = load_newest_usable(point, state_, *experiment_.model.net, optimizer_.get(),
                                                     device_, to_string(config_.optimizer.name()));

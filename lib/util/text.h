@@ -47,4 +47,9 @@ std::string printable(const std::string& text);
 // of it followed by "... (N bytes)" when it is longer.
 std::string excerpt(const std::string& text, size_t max_chars = 80);
 
+// Whether `text` ends with `suffix` (C++20's ends_with, for C++17).
+inline bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 }  // namespace trainer

@@ -139,7 +139,7 @@ TEST_CASE("the batch feed hands a CPU step the loader's batches, cut the same wa
 }
 
 TEST_CASE("data.on_device keeps a CPU run's data where it is and says nothing", "[data][feed]") {
-  DataSplits data{counting_data(8), counting_data(4), {}};
+  DataSplits data{counting_data(8), counting_data(4), {}, {}};
   CHECK(place_data(data, DataPlacement::kDevice, torch::kCPU, 1 << 30).empty());
   CHECK(data.train.inputs.device().is_cpu());
   CHECK(held_bytes(data.train) == 8 * 3 * 4 + 8 * 8);
@@ -162,13 +162,13 @@ TEST_CASE("GPU: batches gathered on the GPU or copied ahead from pinned memory a
   // From host memory: pinned batches on a copy stream, one ahead.
   check_same_batches(fed_batches(host, order, options, gpu), expected);
   // Held on the GPU (what data.on_device does), the budget deciding.
-  DataSplits splits{counting_data(1001), counting_data(10), {}};
+  DataSplits splits{counting_data(1001), counting_data(10), {}, {}};
   const std::string placed = place_data(splits, DataPlacement::kAuto, gpu, int64_t{1} << 30);
   CHECK_THAT(placed, Catch::Contains("held on gpu:0"));
   REQUIRE(held_on_device(splits.train, gpu));
   check_same_batches(fed_batches(splits.train, order, options, gpu), expected);
   // Too large for a quarter of the budget: kept in host memory.
-  DataSplits large{counting_data(1001), counting_data(10), {}};
+  DataSplits large{counting_data(1001), counting_data(10), {}, {}};
   CHECK_THAT(place_data(large, DataPlacement::kAuto, gpu, 4096), Catch::Contains("kept in host memory"));
   CHECK_FALSE(held_on_device(large.train, gpu));
 }
