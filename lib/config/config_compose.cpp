@@ -134,6 +134,7 @@ YAML::Node compose(const std::string& text, const std::string& file, std::vector
   chain.push_back(file);
   YAML::Node root = parse_document(text, file);
   expand_tree(root, "", file, context);
+  expand_section_shorthands(root);
   const YAML::Node extends = root["extends"];
   if (!extends) {
     for (auto it = root.begin(); it != root.end(); ++it)
@@ -167,6 +168,17 @@ YAML::Node compose(const std::string& text, const std::string& file, std::vector
 }
 
 }  // namespace
+
+void expand_section_shorthands(YAML::Node& root) {
+  const YAML::Node& read = root;  // reading through a const node adds no key
+  for (const char* section : {"optimizer", "loss"}) {
+    const YAML::Node value = read[section];
+    if (!value || !value.IsScalar() || value.Scalar().empty()) continue;
+    YAML::Node expanded(YAML::NodeType::Map);
+    expanded["name"] = value;  // the same node: its line and column stay for messages
+    root[section] = expanded;
+  }
+}
 
 YAML::Node compose_experiment(const std::string& text, const std::string& source_name, ReadContext& context) {
   std::vector<std::string> chain;

@@ -18,4 +18,10 @@ namespace trainer {
 // which file each key came from.
 YAML::Node compose_experiment(const std::string& text, const std::string& source_name, ReadContext& context);
 
+// Keras's shorthand `optimizer: adam` and `loss: mse`: a section given by its
+// name alone becomes the section {name: adam}. Applied to each file before
+// it is merged (so a base's `optimizer: adam` and a file's `optimizer: {lr:
+// 0.01}` merge) and again after --set.
+void expand_section_shorthands(YAML::Node& root);
+
 }  // namespace trainer

@@ -111,6 +111,7 @@ ExperimentConfig parse_experiment_in(const std::string& yaml_text, const std::ve
   if (!context.problems().empty()) throw ConfigError(context.problems_in_file_order());
 
   for (const auto& text : overrides) apply_override(root, text, context);
+  expand_section_shorthands(root);
 
   ExperimentConfig config;
   FieldReader reader(root, "", context);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/read_context.h"
+#include "config/spelling.h"
 #include "config/yaml_codec.h"
 #include "spec/checks.h"
 #include "util/text.h"
@@ -29,6 +30,14 @@ struct HasForeignKeyNote : std::false_type {};
 template <class S>
 struct HasForeignKeyNote<S, std::void_t<decltype(std::declval<const S&>().foreign_key_note(std::string()))>>
     : std::true_type {};
+
+// Sections of kinds name the key that chooses the kind (`type`, `name`): when
+// its value is not a kind, the section's other keys are not judged against
+// a kind the user did not ask for.
+template <class S, class = void>
+struct HasKindKey : std::false_type {};
+template <class S>
+struct HasKindKey<S, std::void_t<decltype(S::kKindKey)>> : std::true_type {};
 
 template <class S, class = void>
 struct HasSourceLocation : std::false_type {};
@@ -73,7 +82,7 @@ class FieldReader {
         if (!context_.ignores_foreign_keys()) context_.problem(context_.where(path, it->first), message + ": " + foreign);
         continue;
       }
-      const std::string nearest = nearest_word(key, known_);
+      const std::string nearest = suggest_key(key, known_);
       if (!nearest.empty()) message += " (did you mean '" + join_path(nearest) + "'?)";
       else message += "; valid keys here: " + join(known_, ", ");
       context_.problem(context_.where(path, it->first), message);
@@ -83,31 +92,40 @@ class FieldReader {
  private:
   std::string join_path(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
 
+  bool failed(const std::string& key) const { return std::find(failed_.begin(), failed_.end(), key) != failed_.end(); }
+
   template <class T>
   void read(const char* key, T& field, const Check<T>& check, bool required) {
     known_.push_back(key);
     const std::string path = join_path(key);
     const YAML::Node child = map_[key];
     if (!child) {
-      if (required)
+      if (required) {
         context_.problem(context_.where(prefix_, map_), "missing required key '" + path + "'");
+        failed_.push_back(key);
+      }
       return;
     }
     context_.remember(path, child);
-    if (!read_value(child, path, field)) return;
+    if (!read_value(child, path, field)) {
+      failed_.push_back(key);
+      return;
+    }
     if (check) {
       const std::string expected = check(field);
       if (!expected.empty()) complain(child, path, expected);
     }
   }
 
-  void complain(const YAML::Node& node, const std::string& path, const std::string& expected) const {
+  void complain(const YAML::Node& node, const std::string& path, const std::string& expected,
+                const std::string& suggestion = {}) const {
     std::string got;
     if (node.IsScalar()) got = "'" + excerpt(node.Scalar()) + "'";  // a 1 MB value, a newline: quoted in part, escaped
     else if (node.IsSequence()) got = "a list";
     else if (node.IsMap()) got = "a mapping";
     else got = "nothing";
-    context_.problem(context_.where(path, node), path + ": expected " + expected + ", got " + got);
+    context_.problem(context_.where(path, node), path + ": expected " + expected + ", got " + got +
+                                                     (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)"));
   }
 
   template <class T>
@@ -128,7 +146,10 @@ class FieldReader {
       return true;
     } else {
       if (Codec<T>::decode(node, field)) return true;
-      complain(node, path, Codec<T>::expected());
+      std::string suggestion;
+      if constexpr (std::is_enum_v<T>)
+        if (node.IsScalar()) suggestion = suggest_spelling(node.Scalar(), enum_names<T>());
+      complain(node, path, Codec<T>::expected(), suggestion);
       return false;
     }
   }
@@ -142,6 +163,8 @@ class FieldReader {
     if constexpr (HasSourceLocation<S>::value) section.source_location = context_.where(path, node);
     FieldReader inner(node, path, context_);
     section.visit_fields(inner);
+    if constexpr (HasKindKey<S>::value)
+      if (inner.failed(S::kKindKey)) return true;  // its problem is said; the keys would be judged by a kind not asked for
     if constexpr (HasForeignKeyNote<S>::value)
       inner.report_unknown_keys([&section](const std::string& key) { return section.foreign_key_note(key); });
     else
@@ -153,6 +176,7 @@ class FieldReader {
   std::string prefix_;
   ReadContext& context_;
   std::vector<std::string> known_;
+  std::vector<std::string> failed_;  // keys present whose value was refused, or required and missing
 };
 
 }  // namespace trainer

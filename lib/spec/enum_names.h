@@ -3,6 +3,7 @@
 // enum, and one function that lists the valid spellings in its error.
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace trainer {
 
@@ -28,6 +29,14 @@ std::optional<E> enum_from_string(const std::string& text) {
   for (const auto& entry : EnumTable<E>::entries)
     if (text == entry.name) return entry.value;
   return std::nullopt;
+}
+
+// Every spelling, in the table's order.
+template <class E>
+std::vector<std::string> enum_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : EnumTable<E>::entries) names.push_back(entry.name);
+  return names;
 }
 
 // "a, b or c", for messages.

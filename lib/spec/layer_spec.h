@@ -44,6 +44,7 @@ struct LayerSpec {
   std::optional<Activation> activation() const;
 
   template <class V> void visit_fields(V& v);
+  static constexpr const char* kKindKey = "type";
   // For a key that `type` does not take: which kinds do, and what `type`
   // takes instead; "" when no kind takes it (spec/layer_kinds.cpp).
   std::string foreign_key_note(const std::string& key) const;

@@ -60,6 +60,7 @@ struct OptimizerConfig {
 
   // Defined in spec/optimizer_kinds.h: the common keys, then `name`'s own.
   template <class V> void visit_fields(V& v);
+  static constexpr const char* kKindKey = "name";
   // For a key that `name` does not take: which optimizers do, and what `name`
   // takes instead; "" when no optimizer takes it.
   std::string foreign_key_note(const std::string& key) const;
