@@ -69,7 +69,8 @@ class PointLauncher {
   // Starts the point, or returns 0 when it was done before.
   pid_t start(PointOutcome& outcome) {
     if (done_before(outcome.run_dir)) {
-      outcome.status = "done before";
+      outcome.status = "done";
+      outcome.skipped = true;
       outcome.exit_code = 0;
       return 0;
     }
@@ -212,6 +213,7 @@ std::string format_sweep_table(const SweepOutcome& outcome, const SweepSettings&
     if (point->best) std::snprintf(best, sizeof best, "%.6g", *point->best);
     std::string status = point->status;
     if (point->status == "failed") status += " (exit " + std::to_string(point->exit_code) + ")";
+    if (point->skipped) status += " (before)";
     rows.push_back({point->point.name, status, std::to_string(point->epochs_done), best,
                     point->best ? std::to_string(point->best_epoch) : "-",
                     point->seconds > 0 ? format_time_taken(point->seconds) : "-"});
@@ -231,6 +233,7 @@ std::string format_sweep_json(const SweepOutcome& outcome, const SweepSettings& 
     entry["overrides"] = point.point.overrides;
     entry["run_dir"] = point.run_dir;
     entry["status"] = point.status;
+    entry["skipped"] = point.skipped;
     entry["exit_code"] = point.exit_code >= 0 ? nlohmann::ordered_json(point.exit_code) : nlohmann::ordered_json(nullptr);
     entry["epochs_done"] = point.epochs_done;
     entry["best"] = point.best ? json_number(*point.best) : nlohmann::ordered_json(nullptr);

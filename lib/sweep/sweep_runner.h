@@ -30,7 +30,10 @@ struct SweepSettings {
 struct PointOutcome {
   SweepPoint point;
   std::string run_dir;
-  std::string status;  // done, done before, failed, interrupted, not started
+  std::string status;  // done, failed, interrupted, not started
+  // Done by an earlier run of the same sweep, and skipped this time (status
+  // stays "done", which scripts test for).
+  bool skipped = false;
   int exit_code = -1;
   std::optional<double> best;
   int64_t best_epoch = 0;
