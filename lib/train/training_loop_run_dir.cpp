@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "config/config_writer.h"
 #include "device/device_select.h"
 #include "device/gpu.h"
@@ -19,6 +21,20 @@
 #include "util/torch_compat.h"
 
 namespace trainer {
+namespace {
+
+// The folder to point TensorBoard at: log.dir, which shows this run beside
+// the others, when the run lives below it; else the run itself (a run placed
+// with --run-dir, or resumed from somewhere else).
+std::string tensorboard_logdir(const std::string& run, const std::string& log_dir) {
+  std::error_code error;
+  const std::filesystem::path inside =
+      std::filesystem::weakly_canonical(run, error).lexically_relative(std::filesystem::weakly_canonical(log_dir, error));
+  if (error || inside.empty() || *inside.begin() == "..") return run;
+  return log_dir;
+}
+
+}  // namespace
 
 void TrainingLoop::record_end(int exit_code, const std::string& error) {
   if (!cluster_.is_root() || record_.run().path.empty()) return;
@@ -101,7 +117,8 @@ void TrainingLoop::open_observers() {
   observers_.push_back(std::make_unique<StepsLog>(run_.steps()));
   if (config_.log.tensorboard) {
     auto tensorboard = std::make_unique<TensorBoardLog>(run_.path);
-    log().info("TensorBoard: {} (tensorboard --logdir {})", tensorboard->path(), config_.log.dir);
+    log().info("TensorBoard: {} (tensorboard --logdir {})", tensorboard->path(),
+               tensorboard_logdir(run_.path, config_.log.dir));
     observers_.push_back(std::move(tensorboard));
   }
   observers_.push_back(std::make_unique<RunReportWriter>(run_.path));

@@ -200,3 +200,22 @@ TEST_CASE("an image-to-image run records input, output and target images each ep
     CHECK(images[tag][1][4].get<int>() > 0);
   }
 }
+
+TEST_CASE("the log names the folder to point TensorBoard at: log.dir, or the run where it lives elsewhere",
+          "[e2e][tensorboard]") {
+  const std::string dir = fresh_dir("tensorboard-logdir");
+  const std::string experiment = tensorboard_experiment(dir, "run");
+  const auto below = run_trainer({"run", experiment, "--set", "train.epochs=1"}, dir);
+  INFO(below.err);
+  REQUIRE(below.exit_code == 0);
+  CHECK_THAT(below.err, Catch::Contains("(tensorboard --logdir " + dir + "/runs)"));
+
+  const std::string elsewhere = dir + "/scratch/run";
+  const auto placed = run_trainer({"run", experiment, "--set", "train.epochs=1", "--run-dir", elsewhere}, dir);
+  REQUIRE(placed.exit_code == 0);
+  CHECK_THAT(placed.err, Catch::Contains("(tensorboard --logdir " + elsewhere + ")"));
+  const auto resumed = run_trainer({"run", "--resume", elsewhere, "--set", "train.epochs=2"}, dir);
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK_THAT(resumed.err, Catch::Contains("(tensorboard --logdir " + elsewhere + ")"));
+}
