@@ -164,8 +164,14 @@ std::optional<RecordedInputs> read_recorded_inputs(const std::string& run_dir) {
   info.classes = read.integer(json, "classes");
   info.class_names = read.list<std::string>(json, "class_names", Json::value_t::string);
   info.target_shape = read.list<int64_t>(json, "target_shape", Json::value_t::number_integer);
+  // Bounds no data set reaches, so that a damaged file cannot ask for a model of absurd size.
+  constexpr int64_t kLargest = int64_t{1} << 31;
   for (int64_t d : info.input_shape)
-    if (d <= 0) read.fail("input_shape: sizes must be positive");
+    if (d <= 0 || d >= kLargest) read.fail("input_shape: sizes must be positive and below 2^31");
+  if (info.vocabulary < 0 || info.vocabulary >= kLargest) read.fail("vocabulary: expected 0 to 2^31 - 1");
+  if (info.classes < 0 || info.classes >= kLargest) read.fail("classes: expected 0 to 2^31 - 1");
+  for (int64_t d : info.target_shape)
+    if (d <= 0 || d >= kLargest) read.fail("target_shape: sizes must be positive and below 2^31");
   if (json.contains("tabular")) {
     const Json& t = read.at(json, "tabular", Json::value_t::object, "");
     TabularEncoding tabular;
