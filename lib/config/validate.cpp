@@ -118,6 +118,19 @@ void validate_images(const DataConfig& data, ReadContext& context) {
       data.tabular.targets_path.empty())
     context.problem(context.location_of("data.tabular.targets_path"),
                     "data.tabular.targets_path: .npy features need the .npy file of their targets");
+  if (data.dataset == DatasetKind::kTabular && !data.tabular.columns.empty() && !data.tabular.exclude.empty())
+    context.problem(context.location_of("data.tabular.exclude"),
+                    "data.tabular.exclude: give the feature columns (data.tabular.columns) or those to leave out "
+                    "(exclude), not both");
+  if (data.dataset == DatasetKind::kTabular && (!data.tabular.columns.empty() || !data.tabular.exclude.empty()) &&
+      (data.path.size() < 4 || data.path.substr(data.path.size() - 4) != ".csv"))
+    context.problem(context.location_of(data.tabular.columns.empty() ? "data.tabular.exclude" : "data.tabular.columns"),
+                    std::string(data.tabular.columns.empty() ? "data.tabular.exclude" : "data.tabular.columns") +
+                        ": chooses a CSV file's columns by name; numpy arrays have none");
+  for (const std::string& column : data.tabular.columns)
+    if (!data.tabular.target.empty() && column == data.tabular.target)
+      context.problem(context.location_of("data.tabular.columns"),
+                      "data.tabular.columns: '" + column + "' is the target (data.tabular.target), not a feature");
   if (data.dataset == DatasetKind::kImageDegrade && data.path.empty())
     context.problem(context.location_of("data.path"), "data.path: image_degrade needs the folder of the sharp images");
   if (!has_image_targets(data)) {

@@ -35,7 +35,42 @@ struct Table {
   std::string target;                // the target column's (CSV) or array's (.npz) name
 };
 
-Table read_csv(const std::string& path, const TabularConfig& tabular) {
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return excerpt(out, 400);
+}
+
+// The feature columns' places in `header`: data.tabular.columns, else
+// every column but the target and data.tabular.exclude. `names` (the
+// training file's feature columns) finds a validation file's by name, in
+// whatever order it has them.
+std::vector<size_t> feature_places(const std::vector<std::string>& header, size_t target, const TabularConfig& tabular,
+                                   const std::vector<std::string>* names, const std::string& path) {
+  const auto place_of = [&](const std::string& name, const char* key) {
+    const auto found = std::find(header.begin(), header.end(), name);
+    if (found == header.end())
+      throw DataError(path + ": no column '" + excerpt(name) + "'; its columns: " + listed(header),
+                      std::string(key) + " names columns of the file");
+    return static_cast<size_t>(found - header.begin());
+  };
+  std::vector<size_t> places;
+  if (names) {
+    for (const std::string& name : *names) places.push_back(place_of(name, "the training file's feature columns"));
+    return places;
+  }
+  if (!tabular.columns.empty()) {
+    for (const std::string& name : tabular.columns) places.push_back(place_of(name, "data.tabular.columns"));
+    return places;
+  }
+  std::vector<size_t> excluded;
+  for (const std::string& name : tabular.exclude) excluded.push_back(place_of(name, "data.tabular.exclude"));
+  for (size_t c = 0; c < header.size(); ++c)
+    if (c != target && std::find(excluded.begin(), excluded.end(), c) == excluded.end()) places.push_back(c);
+  return places;
+}
+
+Table read_csv(const std::string& path, const TabularConfig& tabular, const std::vector<std::string>* names) {
   CsvReader reader = open_csv_file(path);
   std::vector<std::string> header;
   if (!reader.next_row(header)) throw DataError(path + ": empty; expected a header row of column names, then rows");
@@ -43,34 +78,30 @@ Table read_csv(const std::string& path, const TabularConfig& tabular) {
   size_t target = header.size() - 1;
   if (!tabular.target.empty()) {
     const auto found = std::find(header.begin(), header.end(), tabular.target);
-    if (found == header.end()) {
-      std::string columns;
-      for (const auto& c : header) columns += (columns.empty() ? "" : ", ") + c;
-      throw DataError(path + ": no column '" + excerpt(tabular.target) + "'; its columns: " + excerpt(columns, 400),
+    if (found == header.end())
+      throw DataError(path + ": no column '" + excerpt(tabular.target) + "'; its columns: " + listed(header),
                       "data.tabular.target names the target column");
-    }
     target = static_cast<size_t>(found - header.begin());
   }
   if (header.size() < 2) throw DataError(path + ": one column; expected features and a target column");
+  const std::vector<size_t> places = feature_places(header, target, tabular, names, path);
+  if (places.empty()) throw DataError(path + ": no feature columns left", "data.tabular.exclude leaves out every one");
   Table table;
   table.name = path;
-  table.width = static_cast<int64_t>(header.size()) - 1;
+  table.width = static_cast<int64_t>(places.size());
   table.target = header[target];
-  for (size_t c = 0; c < header.size(); ++c)
-    if (c != target) table.columns.push_back(header[c]);
+  for (size_t c : places) table.columns.push_back(header[c]);
   for (std::vector<std::string> row; reader.next_row(row);) {
     check_csv_width(row, header.size(), path, reader.row_line());
-    for (size_t c = 0; c < header.size(); ++c) {
+    table.target_text.push_back(row[target]);
+    for (size_t c : places) {
       const std::string& field = row[c];
-      if (c == target) {
-        table.target_text.push_back(field);
-        continue;
-      }
       const auto value = float32_field(field);
       if (!value)
         throw DataError(path + ":" + std::to_string(reader.row_line()) + ": column " + std::to_string(c + 1) + " ('" +
                             excerpt(header[c]) + "') holds '" + excerpt(field) + "', " + why_not_float32(field),
-                        "features must be numbers a float32 holds; encode categories as numbers first");
+                        "features must be numbers a float32 holds; encode categories as numbers first, or leave "
+                        "the column out (data.tabular.exclude)");
       table.features.push_back(*value);
     }
     table.lines.push_back(reader.row_line());
@@ -121,8 +152,9 @@ Table read_numpy(const std::string& path, const TabularConfig& tabular) {
                      parse_npy(read_file_bytes(tabular.targets_path), tabular.targets_path), tabular.targets_path, path);
 }
 
-Table read_table(const std::string& path, const TabularConfig& tabular) {
-  if (ends_with(path, ".csv")) return read_csv(path, tabular);
+Table read_table(const std::string& path, const TabularConfig& tabular,
+                 const std::vector<std::string>* names = nullptr) {
+  if (ends_with(path, ".csv")) return read_csv(path, tabular, names);
   if (ends_with(path, ".npy") || ends_with(path, ".npz")) return read_numpy(path, tabular);
   throw DataError(path + ": not a .csv, .npy or .npz file", "data.path names the table's file");
 }
@@ -210,7 +242,7 @@ DataSplits load_tabular(const DataConfig& config) {
   Table train = read_table(config.path, config.tabular);
   std::optional<Table> valid;
   if (!config.validation_path.empty()) {
-    valid = read_table(config.validation_path, config.tabular);
+    valid = read_table(config.validation_path, config.tabular, train.columns.empty() ? nullptr : &train.columns);
     if (valid->width != train.width)
       throw DataError(config.validation_path + ": " + std::to_string(valid->width) + " features per row, " +
                       config.path + " " + std::to_string(train.width));

@@ -157,10 +157,13 @@ template <> struct EnumTable<ConvPadding> {
       {ConvPadding::kValid, "valid"}, {ConvPadding::kSame, "same"}, {ConvPadding::kExplicit, "explicit"}};
 };
 
-enum class ProgressMode { kAuto, kAlways, kNever };
+// always: the bar even into pipes; lines: plain lines even on a terminal.
+enum class ProgressMode { kAuto, kAlways, kLines, kNever };
 template <> struct EnumTable<ProgressMode> {
-  static constexpr EnumName<ProgressMode> entries[] = {
-      {ProgressMode::kAuto, "auto"}, {ProgressMode::kAlways, "always"}, {ProgressMode::kNever, "never"}};
+  static constexpr EnumName<ProgressMode> entries[] = {{ProgressMode::kAuto, "auto"},
+                                                       {ProgressMode::kAlways, "always"},
+                                                       {ProgressMode::kLines, "lines"},
+                                                       {ProgressMode::kNever, "never"}};
 };
 
 enum class MonitorMode { kAuto, kMin, kMax };

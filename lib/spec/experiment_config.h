@@ -67,6 +67,8 @@ struct TabularConfig {
   TabularTask task = TabularTask::kClassification;
   std::string target;
   std::string features = "x";
+  std::vector<std::string> columns;
+  std::vector<std::string> exclude;
   std::string targets_path;
   bool standardize = false;
 
@@ -76,6 +78,10 @@ struct TabularConfig {
     v("target", target, "CSV: the target column's name (empty: the last column; the others are the features); "
                         ".npz: the targets array's name (empty: y).");
     v("features", features, ".npz: the features array's name (a 2-D array, a row per sample).", not_empty());
+    v("columns", columns, "CSV: the feature columns, by name, in this order (empty: every column but the target "
+                          "and those in exclude); the others, an id or a text column, are not read.");
+    v("exclude", exclude, "CSV: columns that are not features (an id, a free-text note), left out of every column "
+                          "but the target.");
     v("targets_path", targets_path, ".npy features: the .npy file of their targets (required).");
     v("standardize", standardize, "Shift and scale every feature to mean 0 and standard deviation 1 over the "
                                   "training rows (validation rows with the same numbers).");
@@ -337,6 +343,7 @@ struct LogConfig {
   std::string dir = "runs";
   std::string run_name;
   ProgressMode progress = ProgressMode::kAuto;
+  double progress_seconds = 60;
   bool tensorboard = true;
   int64_t scalars_every = 20;
   bool step_times = true;
@@ -345,7 +352,12 @@ struct LogConfig {
     v("dir", dir, "Runs are written to DIR/EXPERIMENT_NAME/RUN_NAME/.", not_empty());
     v("run_name", run_name, "Name of this run's directory; default: the start time, YYYYmmdd-HHMMSS.",
       directory_name(true));
-    v("progress", progress, "Progress bar on stderr: auto (only on a terminal), always or never.");
+    v("progress", progress, "Progress on stderr: auto (a bar redrawn in place on a terminal; elsewhere, as in a "
+                            "batch job's log file, a plain line every progress_seconds), always (the bar, even into "
+                            "pipes), lines (plain lines, even on a terminal) or never.");
+    v("progress_seconds", progress_seconds, "Seconds between plain progress lines (no carriage returns, no escape "
+                                            "codes), each the step, times, running loss and metric, and speed.",
+      positive());
     v("tensorboard", tensorboard, "Write TensorBoard event files (events.out.tfevents.*) in the run directory: "
       "scalars per step and per epoch, the config, and sample images of image-to-image models.");
     v("scalars_every", scalars_every, "Steps between per-step TensorBoard points (each the mean over those steps).",

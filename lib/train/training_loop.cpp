@@ -53,7 +53,7 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
       precision_(config, device_),
       meters_(config.loss, config.metrics, experiment_.model.final_softmax, config.data.images.value_range(),
               experiment_.model.output_classes()),
-      progress_(config.log.progress, options.quiet || !cluster_.is_root()),
+      progress_(config.log.progress, options.quiet || !cluster_.is_root(), config.log.progress_seconds),
       monitor_(config.log, device_),
       profiler_(config.train.profile, cluster_.rank()),
       best_(config.train, resolve_monitor(config.train, config.metrics).value_or(MonitorSpec{"loss", false, "loss"})) {

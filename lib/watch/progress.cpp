@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "util/text.h"
 #include "watch/progress_line.h"
 
 namespace trainer {
@@ -17,8 +18,11 @@ int terminal_width() {
   return 80;
 }
 
-ProgressBar::ProgressBar(ProgressMode mode, bool quiet)
-    : enabled_(!quiet && (mode == ProgressMode::kAlways || (mode == ProgressMode::kAuto && isatty(STDERR_FILENO)))) {}
+ProgressBar::ProgressBar(ProgressMode mode, bool quiet, double line_seconds)
+    : style_(quiet || mode == ProgressMode::kNever ? Style::kOff
+             : mode == ProgressMode::kAlways || (mode == ProgressMode::kAuto && isatty(STDERR_FILENO)) ? Style::kBar
+                                                                                                     : Style::kLines),
+      line_seconds_(line_seconds) {}
 
 void ProgressBar::start(int64_t epoch, int64_t epochs, int64_t steps) {
   epoch_ = epoch;
@@ -36,10 +40,16 @@ void ProgressBar::begin(const char* phase, int64_t steps) {
 }
 
 void ProgressBar::update(int64_t step, int64_t samples, const RunningValues& values) {
-  if (!enabled_) return;
+  if (style_ == Style::kOff) return;
   const double now = clock_.seconds();
-  if (step < steps_ && last_draw_ >= 0 && now - last_draw_ < 0.25) return;
-  last_draw_ = now;
+  if (style_ == Style::kLines) {
+    // The epoch's end has its record; a line then would repeat it.
+    if (step >= steps_ || since_line_.seconds() < line_seconds_) return;
+    since_line_.reset();
+  } else {
+    if (step < steps_ && last_draw_ >= 0 && now - last_draw_ < 0.25) return;
+    last_draw_ = now;
+  }
   ProgressState state;
   state.phase = phase_;
   state.step = step;
@@ -47,6 +57,11 @@ void ProgressBar::update(int64_t step, int64_t samples, const RunningValues& val
   state.elapsed_seconds = now;
   state.samples_per_second = now > 0 ? static_cast<double>(samples) / now : 0;
   if (values) state.values = values();
+  if (style_ == Style::kLines) {
+    std::fprintf(stderr, "[%s progress] %s\n", local_time_hms().c_str(), format_progress_plain(state).c_str());
+    std::fflush(stderr);
+    return;
+  }
   // Asked at every redraw: a resized terminal gets lines that fit.
   const std::string line = format_progress_line(state, terminal_width());
   std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
@@ -54,7 +69,7 @@ void ProgressBar::update(int64_t step, int64_t samples, const RunningValues& val
 }
 
 void ProgressBar::finish() {
-  if (!enabled_) return;
+  if (style_ != Style::kBar) return;
   std::fprintf(stderr, "\r\x1b[K");
   std::fflush(stderr);
 }

@@ -1,10 +1,10 @@
 #pragma once
-// A one-line progress bar on stderr for training and validation (the
-// phase, a bar, step, elapsed and ETA, running loss and first metric,
-// samples/s), fitted to the terminal's width at each redraw (so a resized
-// terminal gets lines that fit) and redrawn at most 4 times a second. Off
-// unless stderr is a terminal (or log.progress says always), so pipes and
-// files never see it.
+// Progress on stderr for training and validation (the phase, step, elapsed
+// and ETA, running loss and first metric, samples/s). On a terminal, a
+// one-line bar fitted to the terminal's width at each redraw (so a resized
+// terminal gets lines that fit), redrawn at most 4 times a second. Elsewhere
+// (a batch job's log file, a pipe), a plain line every log.progress_seconds:
+// no carriage returns or escape codes, which such files would keep.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -21,8 +21,10 @@ using RunningValues = std::function<std::vector<std::pair<std::string, double>>(
 
 class ProgressBar {
  public:
-  ProgressBar(ProgressMode mode, bool quiet);
-  bool enabled() const { return enabled_; }
+  ProgressBar(ProgressMode mode, bool quiet, double line_seconds = 60);
+  bool enabled() const { return style_ != Style::kOff; }
+  // Plain lines (a file or a pipe, or log.progress: lines) rather than the bar.
+  bool plain_lines() const { return style_ == Style::kLines; }
   void start(int64_t epoch, int64_t epochs, int64_t steps);
   // The validation after the epoch last started.
   void start_validation(int64_t steps);
@@ -31,12 +33,15 @@ class ProgressBar {
   void finish();
 
  private:
+  enum class Style { kOff, kBar, kLines };
   void begin(const char* phase, int64_t steps);
-  bool enabled_;
+  Style style_;
+  double line_seconds_;
   std::string phase_;
   int64_t epoch_ = 0, epochs_ = 0, steps_ = 0;
   Stopwatch clock_;
   double last_draw_ = -1;
+  Stopwatch since_line_;  // across phases: a line every line_seconds_, however short the epochs
 };
 
 // The columns of the terminal on stderr; COLUMNS, else 80, when it has none.

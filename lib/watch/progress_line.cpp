@@ -41,6 +41,19 @@ std::string format_duration(double seconds) {
   return text;
 }
 
+std::string format_progress_plain(const ProgressState& state) {
+  const double eta = state.step > 0 ? state.elapsed_seconds * static_cast<double>(state.steps - state.step) /
+                                          static_cast<double>(state.step)
+                                    : 0;
+  std::string line = state.phase + " step " + std::to_string(state.step) + "/" + std::to_string(state.steps) + " " +
+                     format_duration(state.elapsed_seconds) + " ETA " + format_duration(eta);
+  for (size_t i = 0; i < state.values.size() && i < 2; ++i)
+    line += " " + format_value(state.values[i].first, state.values[i].second);
+  char rate[48];
+  std::snprintf(rate, sizeof rate, " %.0f samples/s", state.samples_per_second);
+  return line + rate;
+}
+
 std::string format_progress_line(const ProgressState& state, int width) {
   const int room = std::max(1, width - 1);
   std::vector<Part> parts;

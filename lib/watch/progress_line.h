@@ -26,4 +26,8 @@ std::string format_duration(double seconds);
 // loses samples/s first, then the metric, the bar, the loss, the times.
 std::string format_progress_line(const ProgressState& state, int width);
 
+// The same as a plain line for log files, whole and without a bar:
+// "Epoch 3/10 step 120/469 00:12 ETA 00:35 loss 0.4322 accuracy 0.8412 5123 samples/s".
+std::string format_progress_plain(const ProgressState& state);
+
 }  // namespace trainer

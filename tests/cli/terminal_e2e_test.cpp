@@ -113,6 +113,28 @@ TEST_CASE("the progress bar fits the terminal and shows training and validation"
   }
 }
 
+TEST_CASE("in a log file, progress is plain lines every progress_seconds, without carriage returns or escapes",
+          "[e2e][progress]") {
+  const std::string dir = fresh_dir("e2e-progress-lines");
+  // stderr is a file here, as in a batch job's log.
+  // 2,500 steps of a few hundred microseconds: several lines at 0.02 s.
+  const auto result = run_trainer({"run", long_experiment(dir), "--set", "log.progress_seconds=0.02"}, dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(std::regex_search(result.err, std::regex(R"(\[\d\d:\d\d:\d\d progress\] Epoch 1/1 step \d+/2500 \d\d:\d\d ETA )"
+                                                 R"(\d\d:\d\d loss \d\.\d{4} accuracy \d\.\d{4} \d+ samples/s\n)")));
+  CHECK(result.err.find('\r') == std::string::npos);
+  CHECK(result.err.find('\x1b') == std::string::npos);
+  CHECK_THAT(result.out, !Catch::Contains("progress]"));  // the records on stdout stay as they are
+
+  const auto never = run_trainer({"run", long_experiment(dir), "--set", "data.synthetic.train_samples=4000", "--set",
+                                  "data.synthetic.valid_samples=4000", "--set", "log.progress_seconds=0.05", "--set",
+                                  "log.progress=never", "--set", "log.run_name=quiet"},
+                                 dir);
+  REQUIRE(never.exit_code == 0);
+  CHECK_THAT(never.err, !Catch::Contains("progress]"));
+}
+
 TEST_CASE("the run's train.log also holds what was logged before it existed", "[e2e][log]") {
   const std::string dir = fresh_dir("e2e-early-log");
   const auto result = run_trainer({"--log-level", "warn", "run", long_experiment(dir), "--set",

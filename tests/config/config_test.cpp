@@ -110,6 +110,59 @@ TEST_CASE("a run's recorded config.yaml may hold every optimizer's keys, as earl
   CHECK(to_yaml(recorded).find("rho") == std::string::npos);
 }
 
+TEST_CASE("a layer type that is not one is the layer's only problem, with the Keras spelling's match", "[config]") {
+  const auto layer = problems_of(R"(model:
+  layers:
+    - {type: Conv2D, filters: 8, kernel_size: 3}
+    - {type: MaxPooling2D, pool_size: 2}
+    - {type: GlobalAveragePooling2D}
+    - {type: BatchNormalization}
+    - {type: dense, units: 3, filter: 2}
+)");
+  // No word on filters or kernel_size: they are judged by no kind.
+  REQUIRE(layer.size() == 5);
+  CHECK_THAT(layer[0], Catch::StartsWith("exp.yaml:3:14: model.layers[0].type: expected one of ") &&
+                           Catch::EndsWith("got 'Conv2D' (did you mean 'conv2d'?)"));
+  CHECK_THAT(layer[1], Catch::EndsWith("got 'MaxPooling2D' (did you mean 'maxpool2d'?)"));
+  CHECK_THAT(layer[2], Catch::EndsWith("got 'GlobalAveragePooling2D' (did you mean 'global_avgpool'?)"));
+  CHECK_THAT(layer[3], Catch::EndsWith("got 'BatchNormalization' (did you mean 'batchnorm'?)"));
+  // A known type still has its keys checked.
+  CHECK_THAT(layer[4], Catch::Contains("unknown key 'model.layers[4].filter'"));
+
+  const auto optimizer = problems_of(std::string(kMinimal) + "optimizer: {name: Adam, learning_rate: 0.1}\n");
+  REQUIRE(optimizer.size() == 1);
+  CHECK_THAT(optimizer[0], Catch::EndsWith("got 'Adam' (did you mean 'adam'?)"));
+  const auto rate = problems_of(std::string(kMinimal) + "optimizer: {name: adam, learning_rate: 0.1}\n");
+  REQUIRE(rate.size() == 1);
+  CHECK(rate[0] == "exp.yaml:8:25: unknown key 'optimizer.learning_rate' (did you mean 'optimizer.lr'?)");
+  const auto loss = problems_of(std::string(kMinimal) + "loss: {name: SparseCategoricalCrossentropy}\n");
+  REQUIRE(loss.size() == 1);
+  CHECK_THAT(loss[0], Catch::EndsWith("(did you mean 'sparse_categorical_crossentropy'?)"));
+}
+
+TEST_CASE("optimizer and loss by their name alone, as Keras writes them", "[config]") {
+  const ExperimentConfig config =
+      parse_experiment(std::string(kMinimal) + "optimizer: sgd\nloss: sparse_categorical_crossentropy\n", "exp.yaml");
+  CHECK(config.optimizer.name() == OptimizerKind::kSgd);
+  CHECK(config.loss.name == LossKind::kSparseCategoricalCrossentropy);
+  // A bad name is refused where it is written.
+  const auto bad = problems_of(std::string(kMinimal) + "optimizer: adamm\n");
+  REQUIRE(bad.size() == 1);
+  CHECK_THAT(bad[0], Catch::StartsWith("exp.yaml:8:12: optimizer.name: expected one of ") &&
+                         Catch::EndsWith("got 'adamm' (did you mean 'adam'?)"));
+  // --set reaches into the shorthand, and sets it whole.
+  CHECK(*parse_experiment(std::string(kMinimal) + "optimizer: sgd\n", "exp.yaml", {"optimizer.lr=0.5"}).optimizer.lr ==
+        Approx(0.5));
+  CHECK(parse_experiment(kMinimal, "exp.yaml", {"optimizer=rmsprop"}).optimizer.name() == OptimizerKind::kRmsprop);
+  // A base's `optimizer: sgd` merges with a file's optimizer keys.
+  const std::string dir = testing::fresh_dir("shorthand_extends");
+  std::ofstream(dir + "/base.yaml") << kMinimal << "optimizer: sgd\n";
+  std::ofstream(dir + "/exp.yaml") << "extends: base.yaml\noptimizer: {lr: 0.25}\n";
+  const ExperimentConfig extended = load_experiment(dir + "/exp.yaml");
+  CHECK(extended.optimizer.name() == OptimizerKind::kSgd);
+  CHECK(*extended.optimizer.lr == Approx(0.25));
+}
+
 TEST_CASE("a key of another layer type names the types that take it", "[config]") {
   const auto layer = problems_of(R"(model:
   layers:
@@ -416,6 +469,19 @@ TEST_CASE("tabular: classification by default, regression's losses and metrics",
              Catch::Contains("data.tabular.targets_path: .npy features need the .npy file of their targets"));
   CHECK_THAT(problems_of(regressor + "data: {dataset: tabular, path: t.csv, tabular: {task: ranking}}\n").at(0),
              Catch::Contains("data.tabular.task") && Catch::Contains("regression"));
+}
+
+TEST_CASE("tabular: a CSV's columns chosen or left out, not both, and only for CSV", "[config][tabular]") {
+  const std::string head = std::string(kMinimal).substr(0, std::string(kMinimal).find("data:")) +
+                           "model: {layers: [{type: dense, units: classes, activation: softmax}]}\n";
+  CHECK(problems_of(head + "data: {dataset: tabular, path: t.csv, tabular: {exclude: [id, note]}}\n").empty());
+  CHECK(problems_of(head + "data: {dataset: tabular, path: t.csv, tabular: {columns: [a, b], target: y}}\n").empty());
+  CHECK_THAT(problems_of(head + "data: {dataset: tabular, path: t.csv, tabular: {columns: [a], exclude: [b]}}\n").at(0),
+             Catch::Contains("data.tabular.exclude: give the feature columns (data.tabular.columns) or those to leave out"));
+  CHECK_THAT(problems_of(head + "data: {dataset: tabular, path: t.npz, tabular: {exclude: [id]}}\n").at(0),
+             Catch::Contains("data.tabular.exclude: chooses a CSV file's columns by name; numpy arrays have none"));
+  CHECK_THAT(problems_of(head + "data: {dataset: tabular, path: t.csv, tabular: {columns: [a, y], target: y}}\n").at(0),
+             Catch::Contains("data.tabular.columns: 'y' is the target"));
 }
 
 TEST_CASE("image_pairs: image losses and metrics only, and the classifiers' only elsewhere", "[config][image_pairs]") {

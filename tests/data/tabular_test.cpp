@@ -2,6 +2,7 @@
 // .npz; class labels and regression targets; the split and standardising.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -35,6 +36,16 @@ std::string npy(const std::vector<int64_t>& shape, const std::string& descr, con
 
 template <class T> std::string bytes_of(const std::vector<T>& values) {
   return {reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)};
+}
+
+// A split's rows of two features, sorted (the split shuffles them).
+using Rows = std::vector<std::pair<float, float>>;
+Rows rows_of(const TensorDataset& split) {
+  Rows rows;
+  for (int64_t r = 0; r < split.size(); ++r)
+    rows.emplace_back(split.inputs[r][0].item<float>(), split.inputs[r][1].item<float>());
+  std::sort(rows.begin(), rows.end());
+  return rows;
 }
 
 DataConfig tabular(const std::string& path) {
@@ -129,6 +140,46 @@ TEST_CASE("tabular CSV: named classes numbered in sorted order, real targets, er
     CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(dir + "/v.csv:3: class 'dog' is not among"));
     config.tabular.task = TabularTask::kRegression;
     CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains("t.csv:2: the target 'cat' is not a number"));
+  }
+}
+
+TEST_CASE("tabular CSV: columns chosen by name or left out, the validation file's found by name", "[data][tabular]") {
+  const std::string dir = testing::fresh_dir("tabular-columns");
+  DataConfig config = tabular(write(dir + "/t.csv", "id,a,note,b,label\n1,1.5,\"fine, dry\",2,x\n2,2.5,wet,3,y\n"
+                                                      "3,3.5,,4,x\n4,4.5,cold,5,y\n"));
+  config.validation_path = write(dir + "/v.csv", "b,label,a,id,note\n30,y,10,9,warm\n");
+  config.tabular.target = "label";
+  SECTION("exclude: every other column is a feature, in the file's order") {
+    config.tabular.exclude = {"id", "note"};
+    const DataSplits data = load_dataset(config, 1);
+    REQUIRE(data.info.input_shape == std::vector<int64_t>{2});
+    REQUIRE(data.encoding.tabular);
+    CHECK(data.encoding.tabular->columns == std::vector<std::string>{"a", "b"});
+    CHECK(rows_of(data.train) == Rows{{1.5f, 2}, {2.5f, 3}, {3.5f, 4}, {4.5f, 5}});
+    // The validation file has its columns in another order: found by name.
+    REQUIRE(data.valid.size() == 1);
+    CHECK(data.valid.inputs[0][0].item<float>() == 10.0f);
+    CHECK(data.valid.inputs[0][1].item<float>() == 30.0f);
+  }
+  SECTION("columns: those, in that order") {
+    config.tabular.columns = {"b", "id"};
+    const DataSplits data = load_dataset(config, 1);
+    CHECK(data.encoding.tabular->columns == std::vector<std::string>{"b", "id"});
+    CHECK(rows_of(data.train) == Rows{{2, 1}, {3, 2}, {4, 3}, {5, 4}});
+  }
+  SECTION("a column that is not there is a data error naming the key and the file's columns") {
+    config.tabular.exclude = {"id", "notes"};
+    CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(dir + "/t.csv: no column 'notes'; its columns: id, a, "
+                                                               "note, b, label"));
+  }
+  SECTION("without them, the text column is the error it was, with the way out") {
+    try {
+      load_dataset(config, 1);
+      FAIL("a text column was read as a feature");
+    } catch (const DataError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("column 3 ('note') holds 'fine, dry', not a number"));
+      CHECK_THAT(e.hint(), Catch::Contains("data.tabular.exclude"));
+    }
   }
 }
 

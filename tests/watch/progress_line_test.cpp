@@ -40,6 +40,20 @@ TEST_CASE("progress line: everything on a wide terminal, least useful parts drop
   CHECK(format_progress_line(state, 8) == "Epoch 3");
 }
 
+TEST_CASE("progress line: a plain line for log files holds everything and no bar", "[train][progress]") {
+  ProgressState state;
+  state.phase = "Epoch 3/10";
+  state.step = 120;
+  state.steps = 469;
+  state.elapsed_seconds = 12;
+  state.samples_per_second = 5123;
+  state.values = {{"loss", 0.4321}, {"accuracy", 0.8412}};
+  CHECK(format_progress_plain(state) ==
+        "Epoch 3/10 step 120/469 00:12 ETA 00:35 loss 0.4321 accuracy 0.8412 5123 samples/s");
+  state.values.clear();
+  CHECK(format_progress_plain(state) == "Epoch 3/10 step 120/469 00:12 ETA 00:35 5123 samples/s");
+}
+
 TEST_CASE("progress line: the bar fills with the steps done", "[train][progress]") {
   ProgressState state;
   state.phase = "Valid 1/1";

@@ -1,4 +1,4 @@
-// The progress bar's switch and the terminal width it fits its line to. The
+// The progress's switch (bar, plain lines, off) and the terminal width it fits its line to. The
 // line itself is tested in progress_line_test.cpp; the bar on a terminal in
 // tests/cli/terminal_e2e_test.cpp.
 #include <catch2/catch.hpp>
@@ -9,11 +9,14 @@
 
 using namespace trainer;
 
-TEST_CASE("the progress bar is off for pipes unless asked, and always off when quiet", "[watch][progress]") {
+TEST_CASE("progress is plain lines for pipes and files, the bar where asked, and off when quiet", "[watch][progress]") {
   // The tests' stderr is a pipe or a file, never a terminal.
-  CHECK_FALSE(ProgressBar(ProgressMode::kAuto, false).enabled());
+  CHECK(ProgressBar(ProgressMode::kAuto, false).plain_lines());
   CHECK(ProgressBar(ProgressMode::kAlways, false).enabled());
+  CHECK_FALSE(ProgressBar(ProgressMode::kAlways, false).plain_lines());
+  CHECK(ProgressBar(ProgressMode::kLines, false).plain_lines());
   CHECK_FALSE(ProgressBar(ProgressMode::kAlways, true).enabled());
+  CHECK_FALSE(ProgressBar(ProgressMode::kAuto, true).enabled());
   CHECK_FALSE(ProgressBar(ProgressMode::kNever, false).enabled());
   // A disabled bar draws nothing and asks for no values (which may sync a device).
   ProgressBar bar(ProgressMode::kNever, false);
