@@ -1,3 +1,4 @@
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -19,6 +20,15 @@
 
 namespace trainer::app {
 namespace {
+
+int signal_number(RequeueSignal signal) {
+  switch (signal) {
+    case RequeueSignal::kUsr1: return SIGUSR1;
+    case RequeueSignal::kUsr2: return SIGUSR2;
+    case RequeueSignal::kNone: return 0;
+  }
+  return 0;
+}
 
 struct RunArgs {
   ExperimentArgs experiment;
@@ -72,6 +82,7 @@ int supervise_ranks(const RunArgs& args, const ExperimentConfig& config, const G
   plan.local_ranks = static_cast<int>(config.devices.entries.size());
   plan.nnodes = args.nnodes;
   plan.node_rank = args.node_rank;
+  plan.requeue_signal = signal_number(config.train.requeue_signal);
   if (args.node_rank >= args.nnodes)
     throw UsageError("--node-rank " + std::to_string(args.node_rank) + " is not below --nnodes " +
                      std::to_string(args.nnodes));
@@ -139,6 +150,7 @@ void add_run_command(CLI::App& app, Action& selected, const GlobalOptions& globa
                          std::to_string(options.launch->local_world_size) + " ranks on this node",
                          "list one device per rank, or a single device for all of them");
       install_interrupt_handlers();
+      install_requeue_handler(signal_number(config.train.requeue_signal));
       run_training(config, options);
     };
   });

@@ -13,7 +13,8 @@ namespace {
 // Keys, or prefixes ending in '.', that may change on resume.
 const std::vector<std::string>& resumable_keys() {
   static const std::vector<std::string> keys{
-      "train.epochs",         "train.checkpoint_every", "train.keep_checkpoints", "train.check_finite_every",
+      "train.epochs",         "train.checkpoint_every", "train.checkpoint_every_steps", "train.keep_checkpoints",
+      "train.requeue_signal", "train.check_finite_every",
       "train.valid_batch_size", "train.profile.",       "train.early_stopping.", "log.",                 "data.workers",           "data.prefetch", "data.on_device", "gpu.",
       "cpu_threads",          "blas_threads",           "memory_limit",           "dist.timeout",
       "dist.connect_timeout"};

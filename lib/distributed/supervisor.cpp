@@ -119,7 +119,7 @@ bool is_stopped(pid_t pid) {
 bool failed(int status) {
   if (!WIFEXITED(status)) return true;
   const int code = WEXITSTATUS(status);
-  return code != 0 && code != static_cast<int>(ExitCode::kInterrupted);
+  return code != 0 && code != static_cast<int>(ExitCode::kInterrupted) && code != static_cast<int>(ExitCode::kRequeue);
 }
 
 // The rank that caused the failure: the first to fail of its own accord,
@@ -242,6 +242,8 @@ std::string last_lines(const std::string& path, int count) {
 int supervise(const SupervisorPlan& plan) {
   const int port = plan.master_port > 0 ? plan.master_port : find_free_port();
   install_signal_counters();
+  install_requeue_handler(plan.requeue_signal);
+  bool requeue_passed_on = false;
   std::vector<Rank> ranks(static_cast<size_t>(plan.local_ranks));
   for (int local = 0; local < plan.local_ranks; ++local) {
     auto& rank = ranks[static_cast<size_t>(local)];
@@ -257,6 +259,11 @@ int supervise(const SupervisorPlan& plan) {
     for (; forwarded < received_signal_count(); ++forwarded)
       for (const auto& rank : ranks)
         if (rank.running) kill(rank.pid, last_received_signal());
+    if (requeue_requested() && !requeue_passed_on) {
+      for (const auto& rank : ranks)
+        if (rank.running) kill(rank.pid, plan.requeue_signal);
+      requeue_passed_on = true;
+    }
     int status = 0;
     const pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid > 0) {
@@ -298,6 +305,9 @@ int supervise(const SupervisorPlan& plan) {
   for (const auto& rank : ranks)
     if (failed(rank.status)) return exit_code_of(rank.status);
   if (forwarded > 1) return 130;
+  for (const auto& rank : ranks)
+    if (WIFEXITED(rank.status) && WEXITSTATUS(rank.status) == static_cast<int>(ExitCode::kRequeue))
+      return static_cast<int>(ExitCode::kRequeue);
   for (const auto& rank : ranks)
     if (WIFEXITED(rank.status) && WEXITSTATUS(rank.status) == static_cast<int>(ExitCode::kInterrupted))
       return static_cast<int>(ExitCode::kInterrupted);

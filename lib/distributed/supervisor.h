@@ -26,10 +26,14 @@ struct SupervisorPlan {
   // within dist.timeout + a few seconds of the fault.
   double grace_seconds = 2;
   double kill_after_seconds = 2;
+  // train.requeue_signal's number (0: none): passed on to every rank, which
+  // saves and exits 10.
+  int requeue_signal = 0;
 };
 
 // Runs the ranks to the end; returns the run's exit code: 0, 9 when every rank
-// stopped after an interrupt, 130 after a second interrupt, otherwise the
+// stopped after an interrupt, 10 when they stopped for the requeue signal,
+// 130 after a second interrupt, otherwise the
 // failing rank's code (8 when it was killed by a signal). Reports a failure on
 // stderr: which rank, how it ended, the last lines of its worklog and its path.
 int supervise(const SupervisorPlan& plan);

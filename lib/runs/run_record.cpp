@@ -67,6 +67,7 @@ std::string run_status_for_exit_code(int exit_code) {
     case ExitCode::kSuccess: return "done";
     case ExitCode::kDiverged: return "diverged";
     case ExitCode::kInterrupted: return "interrupted";
+    case ExitCode::kRequeue: return "requeue";
     default: return "failed";
   }
 }

@@ -166,6 +166,13 @@ template <> struct EnumTable<ProgressMode> {
                                                        {ProgressMode::kNever, "never"}};
 };
 
+// The signal that asks a run to save and exit for a requeue.
+enum class RequeueSignal { kUsr1, kUsr2, kNone };
+template <> struct EnumTable<RequeueSignal> {
+  static constexpr EnumName<RequeueSignal> entries[] = {
+      {RequeueSignal::kUsr1, "usr1"}, {RequeueSignal::kUsr2, "usr2"}, {RequeueSignal::kNone, "none"}};
+};
+
 enum class MonitorMode { kAuto, kMin, kMax };
 template <> struct EnumTable<MonitorMode> {
   static constexpr EnumName<MonitorMode> entries[] = {

@@ -68,7 +68,9 @@ struct TrainConfig {
   int64_t steps_per_epoch = 0;
   int64_t validate_every = 1;
   int64_t checkpoint_every = 1;
+  int64_t checkpoint_every_steps = 0;
   int64_t keep_checkpoints = 3;
+  RequeueSignal requeue_signal = RequeueSignal::kUsr1;
   int64_t check_finite_every = 10;
   ProfileConfig profile;
   std::string monitor = "val_loss";
@@ -95,7 +97,14 @@ struct TrainConfig {
     v("validate_every", validate_every, "Validate every N epochs (and after the last).", at_least(1));
     v("checkpoint_every", checkpoint_every, "Save a checkpoint every N epochs (and after the last).",
       at_least(1));
-    v("keep_checkpoints", keep_checkpoints, "Keep the newest N checkpoints.", at_least(1));
+    v("checkpoint_every_steps", checkpoint_every_steps,
+      "Also save a checkpoint every N training steps within an epoch (epoch-E-step-S.pt; a resume continues from the "
+      "step exactly); 0: only at epochs' ends.", at_least(0));
+    v("keep_checkpoints", keep_checkpoints, "Keep the newest N checkpoints (step checkpoints count too).", at_least(1));
+    v("requeue_signal", requeue_signal,
+      "The signal a cluster sends before a job's time limit (sbatch --signal=USR1@120): the run saves a checkpoint "
+      "after its step and exits 10, for the job to be requeued and resume (scripts/examples/slurm-train.sbatch); "
+      "usr1, usr2 or none.");
     v("check_finite_every", check_finite_every,
       "Check the training loss for NaN or infinity every N steps (a host sync each time on a GPU); a diverged "
       "run stops within N steps and saves no checkpoint.", at_least(1));

@@ -290,7 +290,8 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
     std::vector<const Batch*> members;
     for (const Batch& batch : group) members.push_back(&batch);
     const double share = global_size > 0 ? rank_size / global_size : 0.0;
-    const StepOutcome outcome = step_->run_group(members, record.lr, share, interrupt_requested(), extras);
+    const StepOutcome outcome =
+        step_->run_group(members, record.lr, share, interrupt_requested() || requeue_requested(), extras);
     const bool stop = outcome.stop;
     if (average_ && outcome.stepped) average_->update();
     ++step;
@@ -301,6 +302,12 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
     progress_.update(step, meters_.samples(), [&] { return meters_.running_values(); });
     if (step % config_.train.check_finite_every == 0) stop_if_diverged(epoch, step);
     if (stop) stop_for_interrupt(epoch, step);
+    // Mid-epoch only: the epoch's end has its own checkpoint (train.checkpoint_every).
+    if (config_.train.checkpoint_every_steps > 0 && state_.global_step % config_.train.checkpoint_every_steps == 0 &&
+        step < steps_per_epoch_) {
+      progress_.finish();
+      save(epoch - 1, step);
+    }
   }
   progress_.finish();
   flush_step_point();
@@ -356,6 +363,11 @@ void TrainingLoop::stop_for_interrupt(int64_t epoch, int64_t step) {
   flush_step_point();
   const bool epoch_done = step >= steps_per_epoch_;
   const std::string path = save(epoch_done ? epoch : epoch - 1, epoch_done ? 0 : step);
+  // Every rank stopped on the vote; one that got the requeue signal says so.
+  if (requeue_requested())
+    throw RequeueError("requeue signal (train.requeue_signal) in epoch " + std::to_string(epoch) + " after step " +
+                       std::to_string(step) + "; checkpoint saved to " + path +
+                       "\nthe requeued job continues with: " + resume_command(run_.path));
   throw InterruptedError("interrupted in epoch " + std::to_string(epoch) + " after step " + std::to_string(step) +
                          "; checkpoint saved to " + path + "\nresume with: " + resume_command(run_.path));
 }

@@ -18,6 +18,7 @@ enum class ExitCode : int {
   kDiverged = 7,     // loss became NaN or infinite
   kDistributed = 8,  // a rank failed or a collective timed out
   kInterrupted = 9,  // SIGINT/SIGTERM: stopped after saving a checkpoint
+  kRequeue = 10,     // train.requeue_signal: stopped after saving a checkpoint; requeue the job to continue
 };
 
 class Error : public std::runtime_error {
@@ -90,6 +91,12 @@ struct DistributedError : Error {
 struct InterruptedError : Error {
   explicit InterruptedError(const std::string& message)
       : Error(ExitCode::kInterrupted, message) {}
+};
+
+// The requeue signal came (a cluster's warning before a time limit): a
+// checkpoint was saved; the next job resumes from it.
+struct RequeueError : Error {
+  explicit RequeueError(const std::string& message) : Error(ExitCode::kRequeue, message) {}
 };
 
 }  // namespace trainer

@@ -9,6 +9,9 @@ namespace {
 // can only set a flag, which the loop polls between steps.
 volatile std::sig_atomic_t g_interrupts = 0;
 volatile std::sig_atomic_t g_last_signal = 0;
+volatile std::sig_atomic_t g_requeue = 0;
+
+void on_requeue_signal(int) { g_requeue = 1; }
 
 void count_signal(int signal) {
   g_last_signal = signal;
@@ -51,7 +54,19 @@ void install_signal_counters() { install(count_signal); }
 int received_signal_count() { return g_interrupts; }
 int last_received_signal() { return g_last_signal; }
 
+void install_requeue_handler(int signal) {
+  if (signal == 0) return;
+  struct sigaction action {};
+  action.sa_handler = on_requeue_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(signal, &action, nullptr);
+}
+bool requeue_requested() { return g_requeue != 0; }
+
 bool interrupt_requested() { return g_interrupts > 0; }
-void clear_interrupt_request() { g_interrupts = 0; }
+void clear_interrupt_request() {
+  g_interrupts = 0;
+  g_requeue = 0;
+}
 
 }  // namespace trainer

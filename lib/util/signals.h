@@ -15,6 +15,13 @@ void install_signal_counters();
 int received_signal_count();
 int last_received_signal();
 
+// The requeue signal (train.requeue_signal; SLURM's --signal=USR1@120 sends
+// it before a job's time limit): the loop saves a checkpoint after its step
+// and exits 10, for the job to be requeued. 0 installs nothing. Repeats
+// change nothing: the checkpoint is on its way.
+void install_requeue_handler(int signal);
+bool requeue_requested();
+
 // For tests: forget an earlier request.
 void clear_interrupt_request();
 

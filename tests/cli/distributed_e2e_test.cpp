@@ -317,6 +317,29 @@ TEST_CASE("SIGTERM to the supervisor stops every rank after a checkpoint, and --
   check_resumed_records(cut.out, rest.out, expected);
 }
 
+TEST_CASE("the requeue signal to the supervisor reaches every rank: a checkpoint, exit 10, and a resume",
+          "[dist][e2e][signal]") {
+  const std::string dir = fresh_dir("dist-requeue");
+  const std::string experiment = dist_experiment(dir, 20000, 3);
+  const pid_t supervisor = spawn_trainer({"run", experiment, "--devices", "cpu,cpu"}, dir);
+  const pid_t rank1 = wait_for_rank_pid(run_dir_of(dir), 1);
+  wait_for_epoch(run_dir_of(dir), 0);
+  kill(supervisor, SIGUSR1);
+  const auto cut = wait_trainer(supervisor, dir);
+  INFO(cut.err);
+  if (cut.exit_code == 0) {
+    WARN("the run finished before the signal arrived; nothing to resume");
+    return;
+  }
+  REQUIRE(cut.exit_code == 10);
+  CHECK_FALSE(process_exists(rank1));
+  CHECK_THAT(read_text(run_dir_of(dir) + "/run.json"), Catch::Contains("\"status\":\"requeue\""));
+  const auto rest = run_trainer({"run", experiment, "--devices", "cpu,cpu", "--resume", run_dir_of(dir)}, dir);
+  INFO(rest.err);
+  REQUIRE(rest.exit_code == 0);
+  CHECK(parse_records(cut.out).size() + parse_records(rest.out).size() == 3);
+}
+
 TEST_CASE("start-up problems fail fast with a clear message", "[dist][e2e][errors]") {
   const std::string dir = fresh_dir("dist-startup");
   const std::string experiment = dist_experiment(dir, 100, 1);

@@ -179,6 +179,68 @@ TEST_CASE("SIGTERM mid-epoch saves a checkpoint that resumes exactly", "[e2e][re
   check_resumed_records(cut.out, rest.out, expected);
 }
 
+TEST_CASE("the requeue signal saves a checkpoint and exits 10, and the next job resumes exactly", "[e2e][resume][signal]") {
+  const std::string dir = fresh_dir("e2e-requeue");
+  const std::string experiment = write_dropout_experiment(dir, 60000);
+  const auto full = run_trainer({"run", experiment, "--set", "train.epochs=2"}, dir);
+  REQUIRE(full.exit_code == 0);
+  const auto expected = parse_records(full.out);
+  REQUIRE(expected.size() == 2);
+
+  // As a SLURM job does: one --run-dir for every attempt, so that the
+  // requeued job's command line is the first one's.
+  const std::string run = dir + "/job-41207";
+  const std::vector<std::string> job{"run", experiment, "--set", "train.epochs=2", "--run-dir", run};
+  const std::string signal_dir = fresh_dir("e2e-requeue/first");
+  const pid_t pid = spawn_trainer(job, signal_dir);
+  for (int i = 0; i < 200 && !fs::exists(run + "/config.yaml"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  kill(pid, SIGUSR1);
+  const auto cut = wait_trainer(pid, signal_dir);
+  INFO(cut.err);
+  if (cut.exit_code == 0) {
+    WARN("the run finished before the signal arrived; nothing to resume");
+    return;
+  }
+  REQUIRE(cut.exit_code == 10);
+  CHECK_THAT(cut.err, Catch::Contains("requeue signal (train.requeue_signal)") &&
+                          Catch::Contains("checkpoint saved to"));
+  CHECK_THAT(read_text(run + "/run.json"), Catch::Contains("\"status\":\"requeue\""));
+  auto again = job;
+  again.insert(again.end(), {"--resume", run});
+  const auto rest = run_trainer(again, dir);
+  INFO(rest.err);
+  REQUIRE(rest.exit_code == 0);
+  check_resumed_records(cut.out, rest.out, expected);
+}
+
+TEST_CASE("checkpoint_every_steps saves within epochs, and a resume from one continues exactly", "[e2e][resume]") {
+  const std::string dir = fresh_dir("e2e-step-checkpoints");
+  const std::string experiment = write_dropout_experiment(dir, 640);  // 20 steps an epoch
+  const auto full = run_trainer({"run", experiment, "--set", "train.epochs=2", "--set", "train.checkpoint_every_steps=7",
+                                 "--set", "train.keep_checkpoints=20"},
+                                dir);
+  INFO(full.err);
+  REQUIRE(full.exit_code == 0);
+  const std::string checkpoints = dir + "/runs/e2e/full/checkpoints/";
+  // Global steps 7, 14 (epoch 1), 21, 28, 35 (epoch 2, its steps 1, 8, 15), and each epoch's end.
+  for (const char* name : {"epoch-0001-step-0000007.pt", "epoch-0001-step-0000014.pt", "epoch-0001.pt",
+                           "epoch-0002-step-0000001.pt", "epoch-0002-step-0000008.pt", "epoch-0002-step-0000015.pt",
+                           "epoch-0002.pt"})
+    CHECK(fs::exists(checkpoints + name));
+  CHECK_FALSE(fs::exists(checkpoints + "epoch-0001-step-0000020.pt"));
+  const auto expected = parse_records(full.out);
+  REQUIRE(expected.size() == 2);
+  // The run cut at epoch 2's step 8: what the first epoch printed, then the resume's records.
+  const auto rest = run_trainer({"run", "--resume", checkpoints + "epoch-0002-step-0000008.pt"}, dir);
+  INFO(rest.err);
+  REQUIRE(rest.exit_code == 0);
+  const auto resumed = parse_records(rest.out);
+  REQUIRE(resumed.size() == 1);
+  CHECK(resumed[0].values == expected[1].values);
+}
+
 TEST_CASE("failures exit with their documented codes and write nothing", "[e2e][errors]") {
   const std::string dir = fresh_dir("e2e-errors");
   const std::string experiment = write_dropout_experiment(dir);
