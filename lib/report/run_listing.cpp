@@ -65,7 +65,9 @@ RunListing listing_of(const Json& record, const fs::path& run_dir) {
   run.epochs_done = int_field(record, "epochs_done");
   if (record.contains("metrics") && record["metrics"].is_object()) {
     const Json& metrics = record["metrics"];
-    run.metric = comparison_metric(metrics);
+    // train.monitor, as run.json names it; older runs: the first validation metric.
+    const std::string monitor = text_field(record, "monitor");
+    run.metric = !monitor.empty() && metrics.contains(monitor) ? monitor : comparison_metric(metrics);
     if (!run.metric.empty() && metrics[run.metric].is_object()) {
       const Json& history = metrics[run.metric];
       if (history.contains("best") && history["best"].is_number()) run.best = history["best"].get<double>();

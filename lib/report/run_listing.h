@@ -14,8 +14,9 @@ struct RunListing {
   std::string path;    // the run directory, as found under LOG_DIR
   std::string status;  // run.json's, or "killed": "running" but its process is gone from this host
   int64_t epochs = 0, epochs_done = 0;
-  // The validation metric to compare runs by: the first configured metric's
-  // (val_accuracy, val_psnr, ...), else val_loss, else the training loss.
+  // The figure to compare runs by: train.monitor's (run.json's monitor; the
+  // figure best.pt and sweeps go by); for runs older than that key, the first
+  // validation metric, else val_loss, else the training loss.
   std::string metric;
   std::optional<double> best;
   int64_t best_epoch = 0;

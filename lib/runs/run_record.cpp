@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "spec/monitor_spec.h"
 #include "spec/metric_spec.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -97,7 +98,9 @@ RunRecord::RunRecord(const RunDir& run, const ExperimentConfig& config, std::str
       pid_(static_cast<int>(getpid())),
       world_size_(world_size),
       epochs_(config.train.epochs),
-      metrics_(metric_keys(config)) {}
+      metrics_(metric_keys(config)) {
+  if (const std::optional<MonitorSpec> monitor = resolve_monitor(config.train, config.metrics)) monitor_ = monitor->key;
+}
 
 void RunRecord::set_metrics_jsonl(const std::string& text) {
   for (auto& [key, history] : metrics_) {
@@ -166,6 +169,9 @@ std::string RunRecord::to_json() const {
   json["world_size"] = world_size_;
   json["epochs"] = epochs_;
   json["epochs_done"] = epochs_done_;
+  // The figure that decides the best epoch (best.pt, early stopping): what
+  // `trainer runs`, the reports and sweeps rank runs by.
+  json["monitor"] = optional_text(monitor_);
   json["metrics"] = metrics;
   Json baseline = nullptr;
   for (const auto& m : identity_baseline_) baseline["val_" + m.key] = static_cast<double>(m.value);

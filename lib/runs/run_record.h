@@ -58,6 +58,7 @@ class RunRecord {
 
  private:
   RunDir run_;
+  std::string monitor_;  // train.monitor's metrics.jsonl key: what "best" means for this run
   std::string experiment_, version_, host_, started_at_, ended_at_, resumed_from_, error_;
   std::vector<std::string> devices_;
   std::vector<MetricValue> identity_baseline_;

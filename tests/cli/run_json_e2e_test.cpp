@@ -65,6 +65,7 @@ TEST_CASE("run.json of a finished run: status, times, best and last metrics, pat
   for (std::string line; std::getline(lines, line);) epochs.push_back(ordered_json::parse(line));
   REQUIRE(epochs.size() == 3);
   const ordered_json& metrics = record["metrics"];
+  CHECK(record["monitor"] == "val_loss");  // train.monitor's default: what best.pt went by
   std::vector<std::string> keys;
   for (const auto& item : metrics.items()) keys.push_back(item.key());
   CHECK(keys == std::vector<std::string>{"loss", "accuracy", "mse", "val_loss", "val_accuracy", "val_mse"});

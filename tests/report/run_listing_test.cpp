@@ -86,6 +86,20 @@ TEST_CASE("runs are listed newest first with status, epochs, best validation val
   CHECK_THROWS_AS(scan_runs(dir + "/missing"), UsageError);
 }
 
+TEST_CASE("runs are compared by their train.monitor, as run.json names it", "[runs]") {
+  const std::string dir = fresh_dir("runs-monitor");
+  write_record(dir + "/exp/by-loss", "done", "2026-11-20T10:00:00Z", "2026-11-20T10:01:00Z", 1, kClassifierMetrics);
+  // The record of a run that monitors val_loss: what best.pt and a sweep went by.
+  std::string record = read_text(dir + "/exp/by-loss/run.json");
+  record.insert(record.size() - 1, R"(,"monitor":"val_loss")");
+  std::ofstream(dir + "/exp/by-loss/run.json", std::ios::trunc) << record;
+  const RunScan found = scan_runs(dir);
+  REQUIRE(found.runs.size() == 1);
+  CHECK(found.runs[0].metric == "val_loss");
+  CHECK(found.runs[0].best == 0.6);
+  CHECK(found.runs[0].best_epoch == 3);
+}
+
 TEST_CASE("a hostile run.json cannot drive the terminal, and an impossible pid is no running process", "[runs]") {
   const std::string dir = fresh_dir("runs-hostile");
   fs::create_directories(dir + "/exp/evil");
