@@ -140,7 +140,10 @@ TrainingBenchResult run_training_bench(const std::string& experiment_name, const
     result.wall_seconds = clock.seconds();
   }
   result.peak_memory_bytes = device_memory_usage(device).peak_bytes;
-  if (options.find_max_batch) result.max_batch = largest_fitting_batch(runner, config.train.batch_size);
+  if (options.find_max_batch) {
+    result.max_batch = largest_fitting_batch(runner, config.train.batch_size);
+    result.max_batch_is_data_size = result.max_batch == runner.train_size();
+  }
   return result;
 }
 

@@ -24,7 +24,11 @@ std::string format_training_bench_text(const TrainingBenchResult& r) {
                 share(r.times.forward), share(r.times.backward), share(r.times.optimizer),
                 format_mib(r.peak_memory_bytes).c_str(), budget.c_str());
   std::string out = text;
-  if (r.max_batch > 0) out += "largest batch that fits the budget: " + std::to_string(r.max_batch) + "\n";
+  if (r.max_batch > 0 && r.max_batch_is_data_size)
+    out += "largest batch that fits the budget: " + std::to_string(r.max_batch) +
+           ", the whole training set (the data set capped the search; the budget may hold larger batches)\n";
+  else if (r.max_batch > 0)
+    out += "largest batch that fits the budget: " + std::to_string(r.max_batch) + "\n";
   return out;
 }
 
@@ -46,6 +50,9 @@ std::string format_training_bench_json(const TrainingBenchResult& r) {
   json["peak_memory_bytes"] = r.peak_memory_bytes;
   json["memory_budget_bytes"] = r.memory_budget_bytes;
   json["max_batch"] = r.max_batch > 0 ? nlohmann::ordered_json(r.max_batch) : nullptr;
+  // What stopped the search: "memory" (the budget), or "data" (the whole training set fitted).
+  json["max_batch_limited_by"] =
+      r.max_batch > 0 ? nlohmann::ordered_json(r.max_batch_is_data_size ? "data" : "memory") : nullptr;
   return json_line(json);
 }
 

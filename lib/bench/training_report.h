@@ -19,6 +19,9 @@ struct TrainingBenchResult {
   int64_t peak_memory_bytes = 0;
   int64_t memory_budget_bytes = 0;  // 0: none
   int64_t max_batch = 0;            // --find-max-batch; 0: not searched
+  // The whole training set fitted: max_batch is the data set's size, and the
+  // budget may allow more than it could show.
+  bool max_batch_is_data_size = false;
   // From the free-running steps where they were timed: on a GPU, waiting for
   // each phase costs the overlap of host and device that a run has.
   double steps_per_second() const {

@@ -83,6 +83,15 @@ TEST_CASE("trainer bench FILE times training steps without writing a run", "[ben
     const double max_batch = number_after(found.out, "max_batch");
     CHECK(max_batch >= 16);
     CHECK(max_batch < 600);
+    CHECK_THAT(found.out, Catch::Contains("\"max_batch_limited_by\":\"memory\""));
+    // A budget larger than the data set needs: the search says the data capped it.
+    const auto capped = run_trainer({"bench", experiment, "--steps", "2", "--find-max-batch", "--set",
+                                     "memory_limit=4GiB"},
+                                    dir);
+    INFO(capped.err);
+    REQUIRE(capped.exit_code == 0);
+    CHECK_THAT(capped.out, Catch::Contains("largest batch that fits the budget: 600, the whole training set (the data "
+                                           "set capped the search"));
     // One more sample than the largest that fits does not fit.
     const auto over = run_trainer({"bench", experiment, "--steps", "2", "--set", "memory_limit=16MiB", "--set",
                                    "train.batch_size=" + std::to_string(static_cast<int>(max_batch) + 1)},
