@@ -1,6 +1,7 @@
 #include "train/run_training.h"
 
 #include <cmath>
+#include <filesystem>
 
 #include <ATen/record_function.h>
 
@@ -200,28 +201,38 @@ EpochRecord TrainingLoop::run_epoch(int64_t epoch) {
     }
   }
   if (averaged) average_->restore();
-  log().info("epoch {}: {:.2f} s ({:.2f} s training), {:.0f} samples/s, data wait {:.2f}% of training, peak memory "
-             "{}{}", epoch, record.seconds, record.train_seconds, record.samples_per_second,
-             100.0 * data_wait / record.train_seconds, format_mib(memory.peak_bytes),
-             memory.budget_bytes > 0 ? " of " + format_mib(memory.budget_bytes) : std::string());
-  if (record.timed_steps > 0) log().info("epoch {}: step time {}", epoch, describe_step_times(record));
-  if (verdict.measured) log().info("epoch {}: {}", epoch, describe_verdict(best_, verdict));
+  // One line an epoch at the default level, beside its record: time, speed,
+  // memory, the monitored figure's verdict, what was saved. The step-time
+  // split and the all-reduce (in metrics.jsonl too) are for --log-level debug.
+  std::string line = fmt::format("epoch {}: {:.2f} s ({:.2f} s training), {:.0f} samples/s, data wait {:.2f}%, peak memory {}{}",
+                                 epoch, record.seconds, record.train_seconds, record.samples_per_second,
+                                 100.0 * data_wait / record.train_seconds, format_mib(memory.peak_bytes),
+                                 memory.budget_bytes > 0 ? " of " + format_mib(memory.budget_bytes) : std::string());
+  if (record.timed_steps > 0) log().debug("epoch {}: step time {}", epoch, describe_step_times(record));
   if (reducer_)
-    log().info("epoch {}: gradient all-reduce {} buckets per step; waiting for it took {:.2f} s, {:.1f}% of training",
-               epoch, reducer_->stats().buckets_per_step, reducer_->stats().finalize_seconds,
-               100.0 * reducer_->stats().finalize_seconds / record.train_seconds);
+    log().debug("epoch {}: gradient all-reduce {} buckets per step; waiting for it took {:.2f} s, {:.1f}% of training",
+                epoch, reducer_->stats().buckets_per_step, reducer_->stats().finalize_seconds,
+                100.0 * reducer_->stats().finalize_seconds / record.train_seconds);
+  if (verdict.measured) line += "; " + describe_verdict(best_, verdict);
   std::string saved;
   if (last || record.stopped_early || epoch % config_.train.checkpoint_every == 0) saved = save(epoch, 0);
+  if (!saved.empty()) line += "; checkpoint " + std::filesystem::path(saved).filename().string();
   if (verdict.improved) {
     // Said and recorded once best.pt holds it: a failed copy (a full disk)
     // leaves the log and run.json naming the epoch best.pt really holds.
-    keep_best(epoch, saved);
-    log().info("epoch {}: saved as best.pt", epoch);
+    try {
+      keep_best(epoch, saved);
+    } catch (const Error&) {
+      log().info("{}", line);
+      throw;
+    }
+    line += ", saved as best.pt";
     if (cluster_.is_root()) {
       record_.set_best_checkpoint_epoch(epoch);
       record_.write();
     }
   }
+  log().info("{}", line);
   if (record.stopped_early)
     log().info("early stopping: {} did not improve for {} measurements; the best was {:.6g} at epoch {}",
                best_.spec().key, best_.counters.waited, best_.counters.best, best_.counters.best_epoch);

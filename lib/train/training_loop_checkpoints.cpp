@@ -70,8 +70,10 @@ std::string TrainingLoop::save(int64_t epochs_done, int64_t step_in_epoch, const
   if (cluster_.is_root()) {
     save_checkpoint(path, *experiment_.model.net, *optimizer_, state);
     if (to.empty()) prune_checkpoints(run_, config_.train.keep_checkpoints);
-    log().info("checkpoint {} ({:.1f} KiB, {:.2f} s)", path,
-               static_cast<double>(std::filesystem::file_size(path)) / 1024.0, clock.seconds());
+    // An epoch's own checkpoints are named on its line of the log; one within an epoch has its own line.
+    const auto level = step_in_epoch > 0 ? spdlog::level::info : spdlog::level::debug;
+    log().log(level, "checkpoint {} ({:.1f} KiB, {:.2f} s)", path,
+              static_cast<double>(std::filesystem::file_size(path)) / 1024.0, clock.seconds());
   }
   cluster_.communicator().barrier();
   return path;

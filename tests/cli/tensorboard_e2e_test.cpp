@@ -106,7 +106,8 @@ TEST_CASE("a run writes a TensorBoard event file that agrees with metrics.jsonl"
 
 TEST_CASE("metrics.jsonl carries where each epoch's step time went", "[e2e][tensorboard]") {
   const std::string dir = fresh_dir("tensorboard-step-times");
-  const auto result = run_trainer({"run", tensorboard_experiment(dir, "run"), "--set", "log.tensorboard=false"}, dir);
+  const auto result = run_trainer(
+      {"--log-level", "debug", "run", tensorboard_experiment(dir, "run"), "--set", "log.tensorboard=false"}, dir);
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const std::string run = dir + "/runs/tb/run";
