@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 namespace trainer {
@@ -85,10 +87,90 @@ std::vector<double> nice_ticks(double low, double high, int target, double min_s
   return ticks;
 }
 
+namespace {
+
+// The legend's 12 px text, measured as DejaVu Sans (Debian's sans-serif)
+// draws it, a little generously: narrow and wide letters apart, anything
+// beyond ASCII as a wide one. Exact widths need the browser; these keep
+// entries from touching.
+double text_width(const std::string& text) {
+  double width = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if ((c & 0xC0) == 0x80) continue;  // a UTF-8 continuation byte
+    if (c >= 0x80) width += 10;
+    else if (std::strchr("il.,;:'|!jftrI() []", c)) width += 4.2;
+    else if (std::strchr("mwMW@%", c)) width += 11;
+    else if (std::isupper(c) || std::strchr("=+<>~_#&", c)) width += 8.8;
+    else width += 7.4;
+  }
+  return width;
+}
+
+constexpr double kSwatch = 28;  // the line sample and its gap before the text
+constexpr double kEntryGap = 18;
+constexpr double kRowHeight = 18;
+
+// The start of `text` and its end (where a series' label says "training" or
+// "validation") with an ellipsis between, in `room` pixels.
+std::string cut_in_the_middle(const std::string& text, double room) {
+  const auto is_continuation = [&](size_t i) { return (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
+  size_t tail = text.size();  // text[tail..] is kept
+  while (tail > 0) {
+    size_t before = tail - 1;
+    while (before > 0 && is_continuation(before)) --before;
+    if (text_width(text.substr(before)) > room * 0.45) break;
+    tail = before;
+  }
+  size_t head = 0;  // text[..head] is kept
+  while (head < tail) {
+    size_t after = head + 1;
+    while (after < tail && is_continuation(after)) ++after;
+    if (text_width(text.substr(0, after) + "\u2026" + text.substr(tail)) > room) break;
+    head = after;
+  }
+  return text.substr(0, head) + "\u2026" + text.substr(tail);
+}
+
+struct LegendEntry {
+  double x = 0, row = 0;
+  std::string text;  // the label, cut to fit a row with an ellipsis when it must be
+  bool cut = false;
+};
+
+// Entries left to right, a new row when the next would pass the plot's
+// right edge; a label longer than a whole row is cut in the middle to fit it.
+std::vector<LegendEntry> lay_out_legend(const std::vector<ChartSeries>& series, double left, double plot_w) {
+  std::vector<LegendEntry> entries;
+  double x = left, row = 0;
+  for (const ChartSeries& s : series) {
+    LegendEntry entry;
+    entry.text = s.label;
+    const double room = plot_w - kSwatch;
+    if (text_width(entry.text) > room) {
+      entry.text = cut_in_the_middle(s.label, room);
+      entry.cut = true;
+    }
+    const double width = kSwatch + text_width(entry.text);
+    if (x > left && x + width > left + plot_w) {
+      x = left;
+      row += 1;
+    }
+    entry.x = x;
+    entry.row = row;
+    x += width + kEntryGap;
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+}  // namespace
+
 std::string render_svg(const LineChart& chart, int width, int height) {
   const double left = 64, right = 16, top = 30;
-  const double legend_rows = static_cast<double>((chart.series.size() + 2) / 3);
-  const double bottom = 44 + 18 * legend_rows;
+  const std::vector<LegendEntry> legend = lay_out_legend(chart.series, left, width - left - right);
+  const double legend_rows = legend.empty() ? 0 : legend.back().row + 1;
+  const double bottom = 44 + kRowHeight * legend_rows;
   const double plot_w = width - left - right, plot_h = height - top - bottom;
 
   double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min, y_min = x_min, y_max = -x_min;
@@ -169,15 +251,17 @@ std::string render_svg(const LineChart& chart, int width, int height) {
                (series.dashed ? " stroke-dasharray=\"6 4\"" : "") + " points=\"" + points + "\"/>\n";
     svg += dots + "\n";
   }
-  // The legend: three entries a row under the axis label.
+  // The legend under the axis label, laid out so that no entry runs into the next.
   for (size_t i = 0; i < chart.series.size(); ++i) {
     const auto& series = chart.series[i];
-    const double x = left + static_cast<double>(i % 3) * (plot_w / 3);
-    const double y = top + plot_h + 48 + 18 * static_cast<double>(i / 3);
+    const double x = legend[i].x;
+    const double y = top + plot_h + 48 + kRowHeight * legend[i].row;
     svg += "<line x1=\"" + number(x) + "\" x2=\"" + number(x + 22) + "\" y1=\"" + number(y - 4) + "\" y2=\"" +
            number(y - 4) + "\" stroke=\"" + series.color + "\" stroke-width=\"2\"" +
            (series.dashed ? " stroke-dasharray=\"6 4\"" : "") + "/>";
-    svg += "<text class=\"legend\" x=\"" + number(x + 28) + "\" y=\"" + number(y) + "\">" + xml_escape(series.label) +
+    // A cut label keeps its whole text as the entry's tooltip.
+    svg += "<text class=\"legend\" x=\"" + number(x + kSwatch) + "\" y=\"" + number(y) + "\">" +
+           (legend[i].cut ? "<title>" + xml_escape(series.label) + "</title>" : "") + xml_escape(legend[i].text) +
            "</text>\n";
   }
   svg += "</svg>\n";

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -98,6 +99,63 @@ TEST_CASE("headless Chromium draws every run's curves and names each run in the 
   const std::string dom = read_text(dir + "/dom.html");
   CHECK_THAT(dom, Catch::Contains("class=\"legend\" x=") && Catch::Contains(">first training</text>") &&
                       Catch::Contains(">second validation</text>"));
+}
+
+TEST_CASE("headless Chromium finds no legend entry over another, however long the run names", "[e2e][report][browser]") {
+  if (!fs::exists(kChromium)) {
+    WARN("SKIPPED: needs Debian's chromium (" << kChromium << ")");
+    return;
+  }
+  const std::string dir = fresh_dir("report-legends");
+  // Long names, as a sweep makes them (with '+' for its ',', which the flow
+  // mapping of the test's experiment file would split), and one longer than
+  // a whole legend row.
+  std::vector<std::string> runs;
+  for (const std::string name : {"lr=0.1+batch_size=32", "lr=0.01+batch_size=32", "lr=0.001+batch_size=128",
+                                 "optimizer.name=adam+optimizer.lr=0.0001+train.batch_size=64+model.layers.0.units=128"})
+    runs.push_back(run_experiment(dir, name, "0.01"));
+  std::vector<std::string> args{"report"};
+  args.insert(args.end(), runs.begin(), runs.end());
+  args.insert(args.end(), {"-o", dir + "/compare.html"});
+  REQUIRE(run_trainer(args, dir).exit_code == 0);
+  // The page with a script that measures, as the browser laid it out, every
+  // legend entry (its line sample and its text) of every chart.
+  std::string page = read_text(dir + "/compare.html");
+  const std::string measure = R"(<script>
+window.addEventListener('load', () => {
+  let entries = 0, overlaps = 0, outside = 0;
+  for (const svg of document.querySelectorAll('svg.chart')) {
+    const width = svg.viewBox.baseVal.width, boxes = [];
+    for (const text of svg.querySelectorAll('text.legend')) {
+      const b = text.getBBox(), x0 = b.x - 28;
+      boxes.push([x0, b.y, b.x + b.width, b.y + b.height]);
+      if (x0 < 0 || b.x + b.width > width) ++outside;
+    }
+    entries += boxes.length;
+    for (let i = 0; i < boxes.length; ++i)
+      for (let j = i + 1; j < boxes.length; ++j) {
+        const [a, c] = [boxes[i], boxes[j]];
+        if (a[0] < c[2] && c[0] < a[2] && a[1] < c[3] && c[1] < a[3]) ++overlaps;
+      }
+  }
+  document.body.setAttribute('data-legend', entries + ' entries, ' + overlaps + ' overlapping, ' + outside + ' outside');
+});
+</script>)";
+  page.replace(page.rfind("</body>"), 7, measure + "</body>");
+  std::ofstream(dir + "/measured.html") << page;
+  const std::string browser = std::string("timeout 120 ") + kChromium +
+                              " --headless=new --no-sandbox --disable-gpu --user-data-dir=" + dir + "/profile";
+  REQUIRE(std::system((browser + " --dump-dom file://" + dir + "/measured.html >" + dir + "/dom.html 2>" + dir +
+                       "/dom.log")
+                          .c_str()) == 0);
+  const std::string dom = read_text(dir + "/dom.html");
+  std::smatch found;
+  REQUIRE(std::regex_search(dom, found, std::regex(R"(data-legend="(\d+) entries, (\d+) overlapping, (\d+) outside")")));
+  CHECK(std::stoi(found[1]) >= 8);  // four runs, training and validation, in each chart
+  CHECK(found[2] == "0");
+  CHECK(found[3] == "0");
+  // The name too long for a row is cut, and whole in its tooltip.
+  CHECK_THAT(dom, Catch::Contains("<title>optimizer.name=adam+optimizer.lr=0.0001+train.batch_size=64+"));
 }
 
 TEST_CASE("headless Chromium lays out a classifier's confusion matrix and class scores", "[e2e][report][browser][classes]") {
