@@ -37,6 +37,7 @@ void add_runs_command(CLI::App& app, Action& selected);
 void add_report_command(CLI::App& app, Action& selected);
 void add_devices_command(CLI::App& app, Action& selected);
 void add_bench_command(CLI::App& app, Action& selected);
+void add_tune_command(CLI::App& app, Action& selected);
 void add_help_command(CLI::App& app, Action& selected);
 void add_completion_command(CLI::App& app, Action& selected);
 

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   trainer::app::add_report_command(app, action);
   trainer::app::add_devices_command(app, action);
   trainer::app::add_bench_command(app, action);
+  trainer::app::add_tune_command(app, action);
   trainer::app::add_help_command(app, action);
   trainer::app::add_completion_command(app, action);
   // Also on each subcommand, so that `trainer run --help` lists them.

@@ -6,91 +6,12 @@
 #include "device/device_memory.h"
 #include "device/device_select.h"
 #include "device/runtime.h"
-#include "feed/batch_feed.h"
-#include "feed/data_placement.h"
-#include "feed/sampler.h"
-#include "optim/lr_schedule.h"
-#include "optim/optimizer_factory.h"
-#include "train/experiment_setup.h"
-#include "train/mixed_precision.h"
-#include "train/parameter_groups.h"
-#include "train/train_step.h"
+#include "train/step_runner.h"
 #include "util/error.h"
-#include "util/logging.h"
 #include "util/stopwatch.h"
 
 namespace trainer {
 namespace {
-
-class StepRunner {
- public:
-  StepRunner(const ExperimentConfig& config, const torch::Device& device)
-      : config_(config),
-        device_(device),
-        experiment_(prepare_experiment(config, device)),
-        optimizer_(make_optimizer(config.optimizer, lr_scale_groups(experiment_.model, config.optimizer.lr_scale))),
-        precision_(config, device),
-        step_(config, experiment_.model, *optimizer_, precision_, device) {
-    // The data where a run would keep it, so that the bench times the run's step.
-    if (const std::string placed = place_data(experiment_.data, config.data.on_device, device, gpu_budget_bytes(device));
-        !placed.empty())
-      log().info("{}", placed);
-  }
-
-  int64_t train_size() const { return experiment_.data.train.size(); }
-
-  // `steps` steps of `batch` samples (the training set cycled as needed),
-  // at the learning rates the schedule gives the first steps of a run; the
-  // phases' seconds are added to `times` when given.
-  void run(int64_t batch, int64_t steps, StepTimes* times) {
-    std::vector<int64_t> order;
-    for (int64_t epoch = 1; static_cast<int64_t>(order.size()) < batch * steps; ++epoch) {
-      const auto more = epoch_order(train_size(), config_.experiment.seed, epoch, config_.data.shuffle);
-      order.insert(order.end(), more.begin(), more.end());
-    }
-    order.resize(static_cast<size_t>(batch * steps));
-    LoaderOptions options = loader_options(config_.data);
-    options.batch_size = batch;
-    options.epoch = 1;
-    BatchFeed loader(experiment_.data.train, std::move(order), options, device_);
-    const double steps_per_epoch = std::ceil(static_cast<double>(train_size()) / static_cast<double>(batch));
-    std::optional<StepTimer> timer;
-    if (times) timer.emplace(device_, *times);
-    StepExtras extras;
-    extras.timer = timer ? &*timer : nullptr;
-    for (int64_t step = 0;; ++step) {
-      if (timer) timer->start();
-      auto next = loader.next();
-      if (!next) break;
-      const double lr = scheduled_lr(config_.optimizer.schedule, *config_.optimizer.lr,
-                                     static_cast<double>(step) / steps_per_epoch,
-                                     static_cast<double>(config_.train.epochs));
-      step_.run(*next, lr, 1.0, false, extras);
-    }
-  }
-
-  // Whether two steps of `batch` fit the budget.
-  bool fits(int64_t batch) {
-    try {
-      run(batch, 2, nullptr);
-      return true;
-    } catch (const OutOfMemoryError&) {
-      return false;
-    } catch (const c10::OutOfMemoryError&) {
-      return false;
-    }
-  }
-
-  const MixedPrecision& precision() const { return precision_; }
-
- private:
-  const ExperimentConfig& config_;
-  torch::Device device_;
-  Experiment experiment_;
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  MixedPrecision precision_;
-  TrainStep step_;
-};
 
 int64_t largest_fitting_batch(StepRunner& runner, int64_t start) {
   const int64_t cap = runner.train_size();

@@ -1,0 +1,92 @@
+#include "train/step_runner.h"
+
+#include <cmath>
+#include <optional>
+
+#include "device/device_memory.h"
+#include "feed/batch_feed.h"
+#include "feed/data_placement.h"
+#include "feed/sampler.h"
+#include "optim/lr_schedule.h"
+#include "optim/optimizer_factory.h"
+#include "train/metrics.h"
+#include "train/parameter_groups.h"
+#include "util/error.h"
+#include "util/logging.h"
+
+namespace trainer {
+
+StepRunner::StepRunner(const ExperimentConfig& config, const torch::Device& device)
+    : config_(config),
+      device_(device),
+      experiment_(prepare_experiment(config, device)),
+      optimizer_(make_optimizer(config.optimizer, lr_scale_groups(experiment_.model, config.optimizer.lr_scale))),
+      precision_(config, device),
+      step_(config, experiment_.model, *optimizer_, precision_, device) {
+  // The data where a run would keep it, so that the steps are the run's.
+  if (const std::string placed = place_data(experiment_.data, config.data.on_device, device, gpu_budget_bytes(device));
+      !placed.empty())
+    log().info("{}", placed);
+}
+
+std::vector<int64_t> StepRunner::sample_order(int64_t batch, int64_t steps) const {
+  std::vector<int64_t> order;
+  for (int64_t epoch = 1; static_cast<int64_t>(order.size()) < batch * steps; ++epoch) {
+    const auto more = epoch_order(train_size(), config_.experiment.seed, epoch, config_.data.shuffle);
+    order.insert(order.end(), more.begin(), more.end());
+  }
+  order.resize(static_cast<size_t>(batch * steps));
+  return order;
+}
+
+void StepRunner::run(int64_t batch, int64_t steps, StepTimes* times) {
+  LoaderOptions options = loader_options(config_.data);
+  options.batch_size = batch;
+  options.epoch = 1;
+  BatchFeed loader(experiment_.data.train, sample_order(batch, steps), options, device_);
+  const double steps_per_epoch = std::ceil(static_cast<double>(train_size()) / static_cast<double>(batch));
+  std::optional<StepTimer> timer;
+  if (times) timer.emplace(device_, *times);
+  StepExtras extras;
+  extras.timer = timer ? &*timer : nullptr;
+  for (int64_t step = 0;; ++step) {
+    if (timer) timer->start();
+    auto next = loader.next();
+    if (!next) break;
+    const double lr = scheduled_lr(config_.optimizer.schedule, *config_.optimizer.lr,
+                                   static_cast<double>(step) / steps_per_epoch,
+                                   static_cast<double>(config_.train.epochs));
+    step_.run(*next, lr, 1.0, false, extras);
+  }
+}
+
+void StepRunner::run_at_rates(int64_t batch, const std::vector<double>& rates,
+                              const std::function<bool(int64_t step, double loss)>& after_step) {
+  LoaderOptions options = loader_options(config_.data);
+  options.batch_size = batch;
+  options.epoch = 1;
+  BatchFeed loader(experiment_.data.train, sample_order(batch, static_cast<int64_t>(rates.size())), options, device_);
+  MetricAccumulator meters(config_.loss, {}, experiment_.model.final_softmax);
+  StepExtras extras;
+  extras.meters = &meters;
+  for (size_t step = 0; step < rates.size(); ++step) {
+    auto next = loader.next();
+    if (!next) break;
+    meters.reset();
+    step_.run(*next, rates[step], 1.0, false, extras);
+    if (!after_step(static_cast<int64_t>(step), meters.results().at(0).value)) break;
+  }
+}
+
+bool StepRunner::fits(int64_t batch) {
+  try {
+    run(batch, 2, nullptr);
+    return true;
+  } catch (const OutOfMemoryError&) {
+    return false;
+  } catch (const c10::OutOfMemoryError&) {
+    return false;
+  }
+}
+
+}  // namespace trainer

@@ -1,0 +1,53 @@
+#pragma once
+// Training steps outside a run, for the commands that measure an experiment
+// rather than train it (`trainer bench`, `trainer tune lr`): the run's own
+// step (model, optimizer, precision, data where a run keeps it) on batches
+// of any size, the training set cycled in the order a run's epochs take it.
+// Nothing is saved; the weights are changed.
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "train/experiment_setup.h"
+#include "train/mixed_precision.h"
+#include "train/train_step.h"
+
+namespace trainer {
+
+class StepRunner {
+ public:
+  StepRunner(const ExperimentConfig& config, const torch::Device& device);
+
+  int64_t train_size() const { return experiment_.data.train.size(); }
+
+  // `steps` steps of `batch` samples at the learning rates the schedule
+  // gives the first steps of a run; the phases' seconds are added to
+  // `times` when given.
+  void run(int64_t batch, int64_t steps, StepTimes* times);
+
+  // A step of `batch` samples at each of `rates` in turn, telling
+  // `after_step` the step (from 0) and the batch's mean loss; it returns
+  // false to stop there.
+  void run_at_rates(int64_t batch, const std::vector<double>& rates,
+                    const std::function<bool(int64_t step, double loss)>& after_step);
+
+  // Whether two steps of `batch` fit the budget.
+  bool fits(int64_t batch);
+
+  const MixedPrecision& precision() const { return precision_; }
+
+ private:
+  // The first `batch` x `steps` samples of the run's epochs, one after another.
+  std::vector<int64_t> sample_order(int64_t batch, int64_t steps) const;
+
+  const ExperimentConfig& config_;
+  torch::Device device_;
+  Experiment experiment_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  MixedPrecision precision_;
+  TrainStep step_;
+};
+
+}  // namespace trainer
