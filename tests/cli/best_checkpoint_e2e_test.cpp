@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "json_lines.h"
 #include "experiment_files.h"
 
 using namespace trainer::testing;
@@ -17,12 +18,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::vector<json> read_metrics(const std::string& run_dir) {
-  std::vector<json> lines;
-  std::ifstream in(run_dir + "/metrics.jsonl");
-  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
-  return lines;
-}
 
 // A learnable synthetic task whose val_loss falls every epoch at this
 // learning rate (checked, not assumed): with mode max, epoch 1 stays the
@@ -49,7 +44,7 @@ TEST_CASE("early stopping ends a run that stopped improving and best.pt keeps th
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const std::string run = dir + "/runs/stop/run";
-  const auto lines = read_metrics(run);
+  const auto lines = metrics_of(run);
   require_falling_val_loss(lines);
   REQUIRE(lines.size() == 3);  // epoch 1 the best, 2 and 3 without improvement
   CHECK(lines[0]["improved"] == true);
@@ -89,11 +84,11 @@ TEST_CASE("early stopping ends a run that stopped improving and best.pt keeps th
     INFO(again.err);
     REQUIRE(again.exit_code == 0);
     CHECK_THAT(again.err, Catch::Contains("nothing to train"));
-    CHECK(read_metrics(run).size() == 3);
+    CHECK(metrics_of(run).size() == 3);
     const auto more = run_trainer({"run", "--resume", run, "--set", "train.early_stopping.patience=3"}, dir);
     INFO(more.err);
     REQUIRE(more.exit_code == 0);
-    const auto longer = read_metrics(run);
+    const auto longer = metrics_of(run);
     REQUIRE(longer.size() == 4);
     CHECK(longer[3]["stopped_early"] == true);
   }
@@ -114,8 +109,8 @@ TEST_CASE("a run resumed in the middle of its patience stops where the uninterru
   const auto rest = run_trainer({"run", "--resume", parts_dir + "/runs/stop/run", "--set", "train.epochs=10"}, parts_dir);
   INFO(rest.err);
   REQUIRE(rest.exit_code == 0);
-  const auto expected = read_metrics(whole_dir + "/runs/stop/run");
-  const auto resumed = read_metrics(parts_dir + "/runs/stop/run");
+  const auto expected = metrics_of(whole_dir + "/runs/stop/run");
+  const auto resumed = metrics_of(parts_dir + "/runs/stop/run");
   require_falling_val_loss(expected);
   REQUIRE(expected.size() == 4);
   REQUIRE(resumed.size() == expected.size());

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "json_lines.h"
 #include "formats/npy_format.h"
 
 using namespace trainer::testing;
@@ -20,15 +21,7 @@ using Json = nlohmann::json;
 
 namespace {
 
-std::vector<Json> json_lines(const std::string& text) {
-  std::vector<Json> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) lines.push_back(Json::parse(line));
-  return lines;
-}
-
-Json last_epoch(const std::string& run) { return json_lines(read_text(run + "/metrics.jsonl")).back(); }
+Json last_epoch(const std::string& run) { return metrics_of(run).back(); }
 
 // Features a, b, c in quarters (exact in float32 and in decimal), c on
 // another scale; the class is which third of a + b the row is in, named.
@@ -126,7 +119,7 @@ TEST_CASE("predict: a table's rows, found by column name, score what validation 
   const auto predicted = run_trainer({"predict", "--checkpoint", checkpoint, "--input", dir + "/new.csv"}, dir);
   INFO(predicted.err);
   REQUIRE(predicted.exit_code == 0);
-  const std::vector<Json> lines = json_lines(predicted.out);
+  const std::vector<Json> lines = parse_json_lines(predicted.out);
   CHECK(lines.at(0)["line"] == 2);
   CHECK(lines.at(0)["top"].size() == 3);
   CHECK_THAT(predicted.err, Catch::Contains("not features of the model, ignored: id"));
@@ -166,7 +159,7 @@ TEST_CASE("predict: a table's rows, found by column name, score what validation 
     const auto from_numpy = run_trainer({"predict", "--checkpoint", checkpoint, "--input", dir + "/new.npy"}, dir);
     INFO(from_numpy.err);
     REQUIRE(from_numpy.exit_code == 0);
-    const std::vector<Json> numpy_lines = json_lines(from_numpy.out);
+    const std::vector<Json> numpy_lines = parse_json_lines(from_numpy.out);
     REQUIRE(numpy_lines.size() == lines.size());
     CHECK(numpy_lines[5]["row"] == 5);
     for (size_t i = 0; i < lines.size(); ++i) CHECK(numpy_lines[i]["top"] == lines[i]["top"]);
@@ -191,7 +184,7 @@ TEST_CASE("predict: a table's rows, found by column name, score what validation 
                                      dir);
     CHECK(skipped.exit_code == 0);
     CHECK_THAT(skipped.err, Catch::Contains("predicted 2 rows") && Catch::Contains("1 skipped"));
-    const std::vector<Json> kept = json_lines(read_text(dir + "/out/predictions.jsonl"));
+    const std::vector<Json> kept = parse_json_lines(read_text(dir + "/out/predictions.jsonl"));
     REQUIRE(kept.size() == 2);
     CHECK(kept[1]["line"] == 4);
     // An output that exists is not replaced unless asked.
@@ -229,7 +222,7 @@ TEST_CASE("predict: a regression's values, as validation computed them", "[e2e][
                                      dir);
   INFO(predicted.err);
   REQUIRE(predicted.exit_code == 0);
-  const std::vector<Json> lines = json_lines(predicted.out);
+  const std::vector<Json> lines = parse_json_lines(predicted.out);
   REQUIRE(lines.size() == 50);
   double squared = 0;
   std::ifstream table(dir + "/valid.csv");
@@ -274,7 +267,7 @@ TEST_CASE("predict: texts numbered with the run's vocabulary, or token ids", "[e
   const auto texts = run_trainer({"predict", "--checkpoint", run, "--input", dir + "/texts", "--top-k", "1"}, dir);
   INFO(texts.err);
   REQUIRE(texts.exit_code == 0);
-  const std::vector<Json> lines = json_lines(texts.out);
+  const std::vector<Json> lines = parse_json_lines(texts.out);
   REQUIRE(lines.size() == 2);
   CHECK(lines[0]["file"] == dir + "/texts/more/oil.txt");
   CHECK(lines[0]["top"][0]["class"] == "crude");
@@ -292,7 +285,7 @@ TEST_CASE("predict: texts numbered with the run's vocabulary, or token ids", "[e
     const auto by_ids = run_trainer({"predict", "--checkpoint", run, "--input", dir + "/ids.jsonl", "--top-k", "1"}, dir);
     INFO(by_ids.err);
     REQUIRE(by_ids.exit_code == 0);
-    const std::vector<Json> id_lines = json_lines(by_ids.out);
+    const std::vector<Json> id_lines = parse_json_lines(by_ids.out);
     REQUIRE(id_lines.size() == 2);
     CHECK(id_lines[0]["line"] == 1);
     CHECK(id_lines[1]["line"] == 3);
@@ -308,6 +301,6 @@ TEST_CASE("predict: texts numbered with the run's vocabulary, or token ids", "[e
         {"predict", "--checkpoint", run, "--input", dir + "/bad.jsonl", "--set", "data.on_bad_file=skip"}, dir);
     CHECK(skipped.exit_code == 0);
     CHECK_THAT(skipped.err, Catch::Contains("bad.jsonl:3: expected a list of token ids or a string of text, found an object"));
-    CHECK(json_lines(skipped.out).size() == 1);
+    CHECK(parse_json_lines(skipped.out).size() == 1);
   }
 }

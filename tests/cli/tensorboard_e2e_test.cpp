@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "json_lines.h"
 #include "images/image_codec.h"
 #include "experiment_files.h"
 #include "tensorboard/python_event_reader.h"
@@ -36,12 +37,6 @@ json read_events(const std::string& file) {
   return *events;
 }
 
-std::vector<json> metrics_lines(const std::string& run_dir) {
-  std::vector<json> lines;
-  std::ifstream in(run_dir + "/metrics.jsonl");
-  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
-  return lines;
-}
 
 // 400 samples in batches of 20: 20 steps an epoch.
 std::string tensorboard_experiment(const std::string& dir, const std::string& run_name) {
@@ -80,7 +75,7 @@ TEST_CASE("a run writes a TensorBoard event file that agrees with metrics.jsonl"
   CHECK(events["scalars"]["step/lr"].size() == 12);
   CHECK(events["scalars"]["step/samples_per_second"][0][1].get<double>() > 0);
   // Epoch scalars at the step that ends the epoch, equal to metrics.jsonl (as float32).
-  const auto lines = metrics_lines(run);
+  const auto lines = metrics_of(run);
   REQUIRE(lines.size() == 3);
   for (const std::string key : {"loss", "accuracy", "val_loss", "val_accuracy", "lr", "data_wait_fraction"}) {
     const json& points = events["scalars"]["epoch/" + key];
@@ -113,7 +108,7 @@ TEST_CASE("metrics.jsonl carries where each epoch's step time went", "[e2e][tens
   const std::string run = dir + "/runs/tb/run";
   CHECK(event_files(run).empty());
   CHECK_THAT(result.err, Catch::Contains("epoch 3: step time data "));
-  for (const json& line : metrics_lines(run)) {
+  for (const json& line : metrics_of(run)) {
     INFO(line.dump());
     CHECK(line["timed_steps"] == 20);  // every step on a CPU
     CHECK(line["peak_memory_bytes"].get<int64_t>() > 0);
@@ -129,7 +124,7 @@ TEST_CASE("metrics.jsonl carries where each epoch's step time went", "[e2e][tens
   // Switched off, the split is not taken.
   const auto untimed = run_trainer({"run", tensorboard_experiment(dir, "untimed"), "--set", "log.step_times=false"}, dir);
   REQUIRE(untimed.exit_code == 0);
-  for (const json& line : metrics_lines(dir + "/runs/tb/untimed")) CHECK_FALSE(line.contains("timed_steps"));
+  for (const json& line : metrics_of(dir + "/runs/tb/untimed")) CHECK_FALSE(line.contains("timed_steps"));
 }
 
 TEST_CASE("a resumed run adds an event file that marks the restart", "[e2e][tensorboard][resume]") {

@@ -6,6 +6,22 @@
 
 using namespace trainer;
 
+namespace {
+
+// Epoch 3 of 10 at step 120 of 469, 12 s in.
+ProgressState epoch_in_progress() {
+  ProgressState state;
+  state.phase = "Epoch 3/10";
+  state.step = 120;
+  state.steps = 469;
+  state.elapsed_seconds = 12;
+  state.samples_per_second = 5123;
+  state.values = {{"loss", 0.4321}, {"accuracy", 0.8412}};
+  return state;
+}
+
+}  // namespace
+
 TEST_CASE("progress line: durations with hours when there are any", "[train][progress]") {
   CHECK(format_duration(0) == "00:00");
   CHECK(format_duration(42.4) == "00:42");
@@ -17,13 +33,7 @@ TEST_CASE("progress line: durations with hours when there are any", "[train][pro
 
 TEST_CASE("progress line: everything on a wide terminal, least useful parts dropped on a narrow one",
           "[train][progress]") {
-  ProgressState state;
-  state.phase = "Epoch 3/10";
-  state.step = 120;
-  state.steps = 469;
-  state.elapsed_seconds = 12;
-  state.samples_per_second = 5123;
-  state.values = {{"loss", 0.4321}, {"accuracy", 0.8412}};
+  ProgressState state = epoch_in_progress();
   const std::string wide = format_progress_line(state, 120);
   CHECK(wide == "Epoch 3/10 [=======>                    ] 120/469 00:12 ETA 00:35 loss 0.4321 accuracy 0.8412 "
                 "5123 samples/s");
@@ -41,13 +51,7 @@ TEST_CASE("progress line: everything on a wide terminal, least useful parts drop
 }
 
 TEST_CASE("progress line: a plain line for log files holds everything and no bar", "[train][progress]") {
-  ProgressState state;
-  state.phase = "Epoch 3/10";
-  state.step = 120;
-  state.steps = 469;
-  state.elapsed_seconds = 12;
-  state.samples_per_second = 5123;
-  state.values = {{"loss", 0.4321}, {"accuracy", 0.8412}};
+  ProgressState state = epoch_in_progress();
   CHECK(format_progress_plain(state) ==
         "Epoch 3/10 step 120/469 00:12 ETA 00:35 loss 0.4321 accuracy 0.8412 5123 samples/s");
   state.values.clear();
