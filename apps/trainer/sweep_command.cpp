@@ -27,6 +27,8 @@ struct SweepArgs {
   uint64_t seed = 0;
   int parallel = 1;
   std::string name;
+  std::string prune_rule = "none";
+  PruneSettings prune;
 };
 
 std::string this_executable() {
@@ -65,6 +67,10 @@ SweepSettings settle(const SweepArgs& args, const SweepPlan& plan, const std::ve
   const auto monitor = resolve_monitor(first.train, first.metrics);
   settings.monitor = monitor ? monitor->key : first.train.monitor;
   settings.higher_is_better = monitor && monitor->higher_is_better;
+  settings.prune = args.prune;
+  settings.prune.rule = args.prune_rule == "median" ? PruneRule::kMedian
+                        : args.prune_rule == "asha" ? PruneRule::kAsha
+                                                    : PruneRule::kNone;
   for (const ExperimentConfig& config : configs)
     if (args.parallel > 1 && (config.devices.entries.size() > 1 || config.devices.entries.front() != "cpu"))
       throw UsageError("--parallel " + std::to_string(args.parallel) + ": points that run on GPUs or on several devices "
@@ -121,11 +127,26 @@ void add_sweep_command(CLI::App& app, Action& selected, const GlobalOptions& glo
   command->add_option("--parallel", args->parallel, "Points trained at once, the cores split between them")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  command->add_option("--prune", args->prune_rule,
+                      "Stop weak points early: median (worse than the others' median at the same epoch), asha "
+                      "(successive halving) or none")
+      ->check(CLI::IsMember({"none", "median", "asha"}))
+      ->capture_default_str();
+  command->add_option("--prune-min-epochs", args->prune.min_epochs,
+                      "Epochs every point trains before it may be pruned (asha: its first rung)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
+      ->capture_default_str();
+  command->add_option("--prune-factor", args->prune.factor,
+                      "asha: rungs at min-epochs x factor^k; the best 1/factor at each rung go on")
+      ->check(CLI::Range(1.5, 100.0))
+      ->capture_default_str();
   command->add_option("--name", args->name, "The sweep's folder: LOG_DIR/EXPERIMENT/sweep-NAME (default: FILE's stem)");
   command->callback([args, &selected, &global] {
     selected = [args, &global] {
       SweepPlan plan = plan_sweep(args->sets);
       sample_points(plan, args->random, args->seed);
+      if (plan.has_range() && static_cast<int64_t>(plan.points.size()) < args->random)
+        log().warn("sweep: the axes hold only {} distinct points; training those", plan.points.size());
       const std::vector<ExperimentConfig> configs = check_points(*args, plan);
       const SweepSettings settings = settle(*args, plan, configs, global);
       refuse_changed_points(plan, configs, settings.sweep_dir);

@@ -182,7 +182,7 @@ th { color: #5b6474; font-weight: 600; }
 code { font-size: 13px; }
 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; }
 .status.done { color: #1a7f37; } .status.failed, .status.diverged, .status.killed { color: #c62828; }
-.status.interrupted, .status.requeue { color: #9a6700; } .status.running { color: #0550ae; }
+.status.interrupted, .status.requeue { color: #9a6700; } .status.pruned { color: #6e7781; } .status.running { color: #0550ae; }
 table.runs td:nth-child(4), table.runs td:nth-child(5), table.runs td:nth-child(6) { white-space: nowrap; }
 table.runs code { word-break: break-all; }
 .charts { display: flex; flex-wrap: wrap; gap: 12px 20px; }

@@ -37,17 +37,68 @@ std::string path_safe(const std::string& value) {
 
 }  // namespace
 
+bool SweepPlan::has_range() const {
+  return std::any_of(axes.begin(), axes.end(), [](const SweepAxis& axis) { return axis.range.has_value(); });
+}
+
+namespace {
+
+// A point of the given values, one per axis, named after them.
+SweepPoint make_point(const SweepPlan& plan, const std::vector<std::string>& values) {
+  SweepPoint point;
+  for (size_t a = 0; a < plan.axes.size(); ++a) {
+    point.overrides.push_back(plan.axes[a].key + "=" + values[a]);
+    point.name += (a ? "," : "") + plan.axes[a].label + "=" + path_safe(values[a]);
+  }
+  return point;
+}
+
+// Values that differ only past the cut or in spaces would share a
+// directory: the later ones take their place in the plan as a suffix.
+void make_names_distinct(std::vector<SweepPoint>& points) {
+  std::set<std::string> taken;
+  for (size_t i = 0; i < points.size(); ++i) {
+    std::string& name = points[i].name;
+    if (!taken.insert(name).second) {
+      name += "#" + std::to_string(i + 1);
+      taken.insert(name);
+    }
+  }
+}
+
+std::vector<SweepPoint> every_combination(const SweepPlan& plan) {
+  std::vector<SweepPoint> points;
+  std::vector<size_t> index(plan.axes.size(), 0);
+  while (true) {
+    std::vector<std::string> values;
+    for (size_t a = 0; a < plan.axes.size(); ++a) values.push_back(plan.axes[a].values[index[a]]);
+    points.push_back(make_point(plan, values));
+    // The last axis turns fastest.
+    size_t a = plan.axes.size();
+    while (a > 0 && ++index[a - 1] == plan.axes[a - 1].values.size()) index[--a] = 0;
+    if (a == 0) break;
+  }
+  make_names_distinct(points);
+  return points;
+}
+
+}  // namespace
+
 SweepPlan plan_sweep(const std::vector<std::string>& sets) {
   SweepPlan plan;
   std::vector<std::string> keys;
   for (const std::string& set : sets) {
     const size_t equals = set.find('=');
     if (equals == std::string::npos || equals == 0)
-      throw UsageError("--set " + set + ": expected KEY=VALUE or KEY=[VALUE,VALUE,...]");
+      throw UsageError("--set " + set + ": expected KEY=VALUE, KEY=[VALUE,VALUE,...] or KEY=loguniform(LOW,HIGH)");
     const std::string key = set.substr(0, equals);
     if (std::find(keys.begin(), keys.end(), key) != keys.end())
       throw UsageError("--set " + key + " is given twice", "list every value of an axis in one --set: " + key + "=[a,b]");
     keys.push_back(key);
+    if (auto range = parse_sweep_range(set.substr(equals + 1), "--set " + set)) {
+      plan.axes.push_back(SweepAxis{key, {}, range, {}});
+      continue;
+    }
     YAML::Node value;
     try {
       value = YAML::Load(set.substr(equals + 1));
@@ -62,48 +113,44 @@ SweepPlan plan_sweep(const std::vector<std::string>& sets) {
       continue;
     }
     if (value.size() == 0) throw UsageError("--set " + set + ": an axis needs at least one value");
-    SweepAxis sweep_axis{key, {}};
+    SweepAxis sweep_axis{key, {}, std::nullopt, {}};
     for (const auto& item : value) sweep_axis.values.push_back(flow_text(item));
     plan.axes.push_back(std::move(sweep_axis));
   }
   if (plan.axes.empty())
-    throw UsageError("trainer sweep needs at least one axis", "give a list of values: --set optimizer.lr=[0.01,0.001]");
+    throw UsageError("trainer sweep needs at least one axis",
+                     "give a list of values, --set optimizer.lr=[0.01,0.001], or a range with --random K, "
+                     "--set optimizer.lr=loguniform(1e-4,1e-1)");
 
   // Short names unless two axes end alike ("lr" of two optimizers' keys).
   std::vector<std::string> labels;
   for (const auto& a : plan.axes) labels.push_back(last_part(a.key));
-  for (size_t i = 0; i < labels.size(); ++i)
-    if (std::count(labels.begin(), labels.end(), labels[i]) > 1)
-      for (size_t j = 0; j < labels.size(); ++j) labels[j] = plan.axes[j].key;
+  bool clash = false;
+  for (const auto& label : labels) clash = clash || std::count(labels.begin(), labels.end(), label) > 1;
+  for (auto& a : plan.axes) a.label = clash ? a.key : last_part(a.key);
 
-  std::vector<size_t> index(plan.axes.size(), 0);
-  while (true) {
-    SweepPoint point;
-    for (size_t a = 0; a < plan.axes.size(); ++a) {
-      const std::string& value = plan.axes[a].values[index[a]];
-      point.overrides.push_back(plan.axes[a].key + "=" + value);
-      point.name += (a ? "," : "") + labels[a] + "=" + path_safe(value);
-    }
-    plan.points.push_back(std::move(point));
-    // The last axis turns fastest.
-    size_t a = plan.axes.size();
-    while (a > 0 && ++index[a - 1] == plan.axes[a - 1].values.size()) index[--a] = 0;
-    if (a == 0) break;
-  }
-  // Values that differ only past the cut or in spaces would share a
-  // directory: the later ones take their place in the grid as a suffix.
-  std::set<std::string> taken;
-  for (size_t i = 0; i < plan.points.size(); ++i) {
-    std::string& name = plan.points[i].name;
-    if (!taken.insert(name).second) {
-      name += "#" + std::to_string(i + 1);
-      taken.insert(name);
-    }
-  }
+  if (!plan.has_range()) plan.points = every_combination(plan);
   return plan;
 }
 
 void sample_points(SweepPlan& plan, int64_t count, uint64_t seed) {
+  if (plan.has_range()) {
+    if (count <= 0)
+      throw UsageError("a range has no grid to train all of", "say how many points to draw from it: --random K");
+    std::mt19937_64 generator(seed);
+    std::set<std::vector<std::string>> drawn;
+    // Only int ranges and lists can repeat a point; a few tries each, then
+    // the axes are taken to hold no more.
+    for (int64_t tries = 0; static_cast<int64_t>(plan.points.size()) < count && tries < 100 * count; ++tries) {
+      std::vector<std::string> values;
+      for (const auto& axis : plan.axes)
+        values.push_back(axis.range ? draw_from_range(*axis.range, generator)
+                                    : axis.values[generator() % axis.values.size()]);
+      if (drawn.insert(values).second) plan.points.push_back(make_point(plan, values));
+    }
+    make_names_distinct(plan.points);
+    return;
+  }
   if (count <= 0 || count >= static_cast<int64_t>(plan.points.size())) return;
   std::vector<size_t> order(plan.points.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;

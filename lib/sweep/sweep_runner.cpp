@@ -20,6 +20,7 @@
 #include "util/error.h"
 #include "util/json.h"
 #include "util/logging.h"
+#include "util/atomic_file.h"
 #include "util/read_file.h"
 #include "util/signals.h"
 #include "util/text.h"
@@ -31,11 +32,39 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool done_before(const std::string& run_dir) {
+// What run.json says of an earlier attempt at a point: "done", "pruned", ...
+std::string status_before(const std::string& run_dir) {
   try {
-    return read_run_listing(run_dir).status == "done";
+    return read_run_listing(run_dir).status;
   } catch (const Error&) {
-    return false;  // no run.json, or a damaged one: not known to be done
+    return {};  // no run.json, or a damaged one: not known to be done
+  }
+}
+
+// The monitored value of every epoch in the point's metrics.jsonl (a line
+// still being written is skipped until it is whole).
+std::map<int64_t, double> monitored_values(const std::string& run_dir, const std::string& key) {
+  std::map<int64_t, double> values;
+  const auto text = read_text_file(run_dir + "/metrics.jsonl");
+  for (const NumberRecord& record : read_number_lines(text.value_or(""))) {
+    const auto epoch = record.find("epoch");
+    const auto value = record.find(key);
+    if (epoch != record.end() && value != record.end()) values[static_cast<int64_t>(epoch->second)] = value->second;
+  }
+  return values;
+}
+
+// A pruned point's run stopped as an interrupted one does; its run.json
+// says why, for `trainer runs` and the report.
+void mark_pruned(const std::string& run_dir) {
+  const std::string path = run_dir + "/run.json";
+  auto json = nlohmann::ordered_json::parse(read_text_file(path).value_or(""), nullptr, false);
+  if (!json.is_object()) return;
+  json["status"] = "pruned";
+  try {
+    write_file_atomic(path, json_line(json));
+  } catch (const Error& e) {
+    log().warn("sweep: cannot mark {} as pruned: {}", path, e.what());
   }
 }
 
@@ -66,12 +95,14 @@ class PointLauncher {
  public:
   explicit PointLauncher(const SweepSettings& settings) : settings_(settings) {}
 
-  // Starts the point, or returns 0 when it was done before.
+  // Starts the point, or returns 0 when it was done (or pruned, while
+  // pruning) before.
   pid_t start(PointOutcome& outcome) {
-    if (done_before(outcome.run_dir)) {
-      outcome.status = "done";
+    const std::string before = status_before(outcome.run_dir);
+    if (before == "done" || (before == "pruned" && settings_.prune.rule != PruneRule::kNone)) {
+      outcome.status = before;
       outcome.skipped = true;
-      outcome.exit_code = 0;
+      outcome.exit_code = before == "done" ? 0 : static_cast<int>(ExitCode::kInterrupted);
       return 0;
     }
     std::vector<std::string> args{settings_.executable};
@@ -134,6 +165,17 @@ class PointLauncher {
   const SweepSettings& settings_;
 };
 
+std::string six_digits(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+std::string prune_reason(PruneRule rule) {
+  return rule == PruneRule::kMedian ? "its best so far is worse than the median of the others at that epoch"
+                                    : "not among the best 1/factor of the points at this rung";
+}
+
 std::string status_of_exit(int code) {
   if (code == 0) return "done";
   if (code == static_cast<int>(ExitCode::kInterrupted)) return "interrupted";
@@ -159,6 +201,40 @@ SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings) {
   std::map<pid_t, size_t> running;  // pid -> point
   size_t next = 0;
   int signals_passed_on = 0;
+  // The epochs of earlier runs of the sweep count as the others' values;
+  // only epochs trained now are judged.
+  PointPruner pruner(settings.prune, settings.higher_is_better, plan.points.size());
+  std::vector<int64_t> judged_up_to(plan.points.size(), 0);
+  std::vector<uintmax_t> metrics_size(plan.points.size(), 0);
+  std::map<pid_t, int64_t> pruning;  // pid -> the epoch after which it was told to stop
+  if (settings.prune.rule != PruneRule::kNone)
+    for (size_t i = 0; i < plan.points.size(); ++i)
+      for (const auto& [epoch, value] : monitored_values(result.points[i].run_dir, settings.monitor)) {
+        pruner.record(i, epoch, value);
+        judged_up_to[i] = std::max(judged_up_to[i], epoch);
+      }
+  // Reads what the running points wrote since the last look and stops the
+  // ones the rule judges weak.
+  const auto judge_running_points = [&] {
+    for (const auto& [pid, index] : running) {
+      if (pruning.count(pid)) continue;
+      const std::string metrics = result.points[index].run_dir + "/metrics.jsonl";
+      std::error_code size_error;
+      const uintmax_t size = fs::file_size(metrics, size_error);
+      if (size_error || size == metrics_size[index]) continue;
+      metrics_size[index] = size;
+      for (const auto& [epoch, value] : monitored_values(result.points[index].run_dir, settings.monitor)) {
+        if (epoch <= judged_up_to[index]) continue;
+        judged_up_to[index] = epoch;
+        if (!pruner.should_stop(index, epoch, value)) continue;
+        log().info("sweep: pruning {} after epoch {} ({} {}: {})", result.points[index].point.name, epoch,
+                   settings.monitor, six_digits(value), prune_reason(settings.prune.rule));
+        kill(pid, SIGTERM);
+        pruning[pid] = epoch;
+        break;
+      }
+    }
+  };
   while (true) {
     const int signals = received_signal_count();
     if (signals > signals_passed_on) {
@@ -172,7 +248,7 @@ SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings) {
       PointOutcome& outcome = result.points[next++];
       const pid_t pid = launcher.start(outcome);
       if (pid == 0) {
-        log().info("sweep: {} was done before; skipped", outcome.point.name);
+        log().info("sweep: {} was {} before; skipped", outcome.point.name, outcome.status);
         continue;
       }
       outcome.status = "running";
@@ -180,6 +256,7 @@ SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings) {
       log().info("sweep: started {} ({} of {}) in {}", outcome.point.name, next, plan.points.size(), outcome.run_dir);
     }
     if (running.empty() && (result.interrupted || next >= plan.points.size())) break;
+    if (settings.prune.rule != PruneRule::kNone && !result.interrupted) judge_running_points();
     int status = 0;
     const pid_t done = waitpid(-1, &status, WNOHANG);
     if (done <= 0) {
@@ -192,8 +269,15 @@ SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings) {
     running.erase(found);
     outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     outcome.status = status_of_exit(outcome.exit_code);
+    // Told to stop by the rule, not by the user: pruned (a point that ended
+    // its last epoch first is simply done).
+    if (pruning.erase(done) && outcome.status == "interrupted" && !result.interrupted) {
+      outcome.status = "pruned";
+      mark_pruned(outcome.run_dir);
+    }
+    const bool fine = outcome.status == "done" || outcome.status == "pruned";
     log().info("sweep: {} {} (exit code {}){}", outcome.point.name, outcome.status, outcome.exit_code,
-               outcome.exit_code == 0 ? "" : "; its output: " + outcome.run_dir + ".log");
+               fine ? "" : "; its output: " + outcome.run_dir + ".log");
   }
   for (auto& outcome : result.points) read_results(outcome, settings.monitor);
   return result;
@@ -202,15 +286,17 @@ SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings) {
 std::string format_sweep_table(const SweepOutcome& outcome, const SweepSettings& settings) {
   std::vector<const PointOutcome*> order;
   for (const auto& point : outcome.points) order.push_back(&point);
+  // Points that trained to the end by their best value, then the pruned
+  // ones (judged on fewer epochs), then those without a value.
+  const auto group = [](const PointOutcome* p) { return !p->best ? 2 : p->status == "pruned" ? 1 : 0; };
   std::stable_sort(order.begin(), order.end(), [&](const PointOutcome* a, const PointOutcome* b) {
-    if (a->best.has_value() != b->best.has_value()) return a->best.has_value();
+    if (group(a) != group(b)) return group(a) < group(b);
     if (!a->best) return false;
     return settings.higher_is_better ? *a->best > *b->best : *a->best < *b->best;
   });
   std::vector<std::vector<std::string>> rows{{"point", "status", "epochs", "best " + settings.monitor, "at epoch", "time"}};
   for (const PointOutcome* point : order) {
-    char best[40] = "-";
-    if (point->best) std::snprintf(best, sizeof best, "%.6g", *point->best);
+    const std::string best = point->best ? six_digits(*point->best) : "-";
     std::string status = point->status;
     if (point->status == "failed") status += " (exit " + std::to_string(point->exit_code) + ")";
     if (point->skipped) status += " (before)";
@@ -225,6 +311,11 @@ std::string format_sweep_json(const SweepOutcome& outcome, const SweepSettings& 
   nlohmann::ordered_json json;
   json["sweep_dir"] = settings.sweep_dir;
   json["monitor"] = settings.monitor;
+  json["prune"] = prune_rule_name(settings.prune.rule);
+  if (settings.prune.rule != PruneRule::kNone) {
+    json["prune_min_epochs"] = settings.prune.min_epochs;
+    if (settings.prune.rule == PruneRule::kAsha) json["prune_factor"] = json_number(settings.prune.factor);
+  }
   json["interrupted"] = outcome.interrupted;
   json["points"] = nlohmann::ordered_json::array();
   for (const auto& point : outcome.points) {

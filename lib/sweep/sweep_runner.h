@@ -5,12 +5,14 @@
 // already done is skipped and one with checkpoints resumed, so re-running
 // the same sweep finishes it. SIGINT/SIGTERM stop launching and pass one
 // SIGTERM to each running point (which saves a checkpoint and exits 9).
-// Torch-free.
+// With a prune rule, a point judged weak after an epoch is stopped the same
+// way and marked "pruned" (in its run.json as well). Torch-free.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sweep/point_pruner.h"
 #include "sweep/sweep_plan.h"
 
 namespace trainer {
@@ -25,14 +27,15 @@ struct SweepSettings {
   int threads_per_point = 0;  // --set cpu_threads=N for each point; 0: leave the config's
   std::string monitor;        // the metrics.jsonl key each point is judged by
   bool higher_is_better = false;
+  PruneSettings prune;
 };
 
 struct PointOutcome {
   SweepPoint point;
   std::string run_dir;
-  std::string status;  // done, failed, interrupted, not started
-  // Done by an earlier run of the same sweep, and skipped this time (status
-  // stays "done", which scripts test for).
+  std::string status;  // done, pruned, failed, interrupted, not started
+  // Done (or pruned) by an earlier run of the same sweep, and skipped this
+  // time (status stays "done", which scripts test for).
   bool skipped = false;
   int exit_code = -1;
   std::optional<double> best;
@@ -48,7 +51,8 @@ struct SweepOutcome {
 
 SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings);
 
-// The table printed at the end: every point best first (failed ones last),
+// The table printed at the end: every point best first (pruned ones below
+// those that finished, failed ones last),
 // with status, epochs, best monitored value and its epoch, and time.
 std::string format_sweep_table(const SweepOutcome& outcome, const SweepSettings& settings);
 

@@ -98,6 +98,76 @@ TEST_CASE("trainer sweep trains every point of the grid in its own run and compa
   }
 }
 
+TEST_CASE("sweep --prune asha stops a point that falls behind at a rung; it stays pruned until pruning is off",
+          "[e2e][sweep][prune]") {
+  const std::string dir = fresh_dir("e2e-sweep-prune");
+  MlpExperiment spec = small_mlp("swp", "");
+  spec.samples = 4000;  // epochs long enough that the stop comes well before the last
+  const std::string experiment = write_mlp_experiment(dir, spec);
+  // One at a time: the good rate reaches rung 1 first, so the other is
+  // judged against it and stopped there.
+  const std::vector<std::string> args{"sweep", experiment, "--set", "optimizer.lr=[0.05,0.00001]", "--set",
+                                      "train.epochs=20", "--prune", "asha"};
+  const std::string sweep_dir = dir + "/runs/swp/sweep-swp";
+  const std::string slow = sweep_dir + "/lr=0.00001";
+  const auto pruned = run_trainer(args, dir);
+  INFO(pruned.err);
+  REQUIRE(pruned.exit_code == 0);
+  CHECK(run_status(sweep_dir + "/lr=0.05") == "done");
+  CHECK(run_status(slow) == "pruned");
+  CHECK_THAT(pruned.err, Catch::Contains("pruning lr=0.00001 after epoch 1"));
+  CHECK_THAT(pruned.out, Catch::Matches("(.|\n)*lr=0\.00001 +pruned +[0-9]+ (.|\n)*"));
+  if (system_python_has("json")) {
+    const std::string json = read_text(sweep_dir + "/sweep.json");
+    CHECK(python_reads_json(dir, json, "(d['prune'], d['prune_min_epochs'], d['prune_factor'])") == "('asha', 1, 3.0)");
+    CHECK(python_reads_json(dir, json, "[(p['status'], p['epochs_done'] < 20) for p in d['points']]") ==
+          "[('done', False), ('pruned', True)]");
+  }
+  CHECK_THAT(read_text(sweep_dir + "/report.html"), Catch::Contains("status pruned"));
+
+  SECTION("running it again leaves the pruned point pruned") {
+    const auto again = run_trainer(args, dir);
+    INFO(again.err);
+    REQUIRE(again.exit_code == 0);
+    CHECK_THAT(again.err, Catch::Contains("lr=0.00001 was pruned before; skipped"));
+    CHECK(run_status(slow) == "pruned");
+  }
+  SECTION("with --prune none the pruned point resumes from its checkpoint and trains to the end") {
+    auto unpruned = args;
+    unpruned.back() = "none";
+    const auto rest = run_trainer(unpruned, dir);
+    INFO(rest.err);
+    REQUIRE(rest.exit_code == 0);
+    CHECK(run_status(slow) == "done");
+    CHECK_THAT(read_text(slow + ".log"), Catch::Contains("resum"));
+  }
+}
+
+TEST_CASE("sweep --random K draws K points from a range, named after the values they train with",
+          "[e2e][sweep]") {
+  const std::string dir = fresh_dir("e2e-sweep-range");
+  const std::string experiment = write_mlp_experiment(dir, small_mlp("swr", ""));
+  const auto drawn = run_trainer({"sweep", experiment, "--set", "optimizer.lr=loguniform(1e-3,1e-1)", "--set",
+                                  "train.epochs=1", "--random", "3", "--parallel", "2"},
+                                 dir);
+  INFO(drawn.err);
+  REQUIRE(drawn.exit_code == 0);
+  int points = 0;
+  for (const auto& entry : fs::directory_iterator(dir + "/runs/swr/sweep-swr")) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_directory() || name.rfind("lr=", 0) != 0) continue;
+    ++points;
+    const double lr = std::stod(name.substr(3));
+    CHECK(lr >= 1e-3);
+    CHECK(lr <= 1e-1);
+    CHECK_THAT(read_text(entry.path().string() + "/config.yaml"), Catch::Contains("lr: " + name.substr(3)));
+  }
+  CHECK(points == 3);
+  const auto no_count = run_trainer({"sweep", experiment, "--set", "optimizer.lr=loguniform(1e-3,1e-1)"}, dir);
+  CHECK(no_count.exit_code == 2);
+  CHECK_THAT(no_count.err, Catch::Contains("--random K"));
+}
+
 TEST_CASE("a failed point does not stop the others and the sweep exits with its code", "[e2e][sweep]") {
   const std::string dir = fresh_dir("e2e-sweep-failed");
   const std::string experiment = write_mlp_experiment(dir, small_mlp("swf", ""));

@@ -96,3 +96,63 @@ TEST_CASE("a sweep without an axis, a key twice or a value that is not YAML is a
   CHECK_THAT(usage_error({"optimizer.lr=[0.1"}), Catch::Contains("not valid YAML"));
   CHECK_THAT(usage_error({"optimizer.lr=[]"}), Catch::Contains("at least one value"));
 }
+
+TEST_CASE("a range axis is drawn from with --random K, the same points for a seed", "[sweep]") {
+  const std::vector<std::string> sets{"optimizer.lr=loguniform(1e-4, 1e-1)", "train.batch_size=[16,32]",
+                                      "model.units=int(2,5)", "train.epochs=3"};
+  SweepPlan plan = plan_sweep(sets);
+  REQUIRE(plan.has_range());
+  CHECK(plan.points.empty());
+  CHECK(plan.fixed == std::vector<std::string>{"train.epochs=3"});
+  sample_points(plan, 40, 3);
+  REQUIRE(plan.points.size() == 40);
+  std::set<std::string> batch_sizes, units;
+  double lowest = 1, highest = 0;
+  for (const auto& point : plan.points) {
+    REQUIRE(point.overrides.size() == 3);
+    const double lr = std::stod(point.overrides[0].substr(std::string("optimizer.lr=").size()));
+    lowest = std::min(lowest, lr);
+    highest = std::max(highest, lr);
+    batch_sizes.insert(point.overrides[1]);
+    units.insert(point.overrides[2]);
+    // The name shows exactly the value trained with.
+    CHECK(point.name == "lr=" + point.overrides[0].substr(13) + ",batch_size=" + point.overrides[1].substr(17) +
+                            ",units=" + point.overrides[2].substr(12));
+  }
+  // Log-uniform: 40 draws over three decades reach below 1e-3 and above 1e-2.
+  CHECK(lowest >= 1e-4);
+  CHECK(lowest < 1e-3);
+  CHECK(highest > 1e-2);
+  CHECK(highest <= 1e-1);
+  CHECK(batch_sizes == std::set<std::string>{"train.batch_size=16", "train.batch_size=32"});
+  CHECK(units == std::set<std::string>{"model.units=2", "model.units=3", "model.units=4", "model.units=5"});
+  SweepPlan again = plan_sweep(sets);
+  sample_points(again, 40, 3);
+  CHECK(names(again) == names(plan));
+  SweepPlan other = plan_sweep(sets);
+  sample_points(other, 40, 4);
+  CHECK(names(other) != names(plan));
+}
+
+TEST_CASE("a range's draws stop at the points its axes hold", "[sweep]") {
+  SweepPlan small = plan_sweep({"train.batch_size=int(1,3)", "optimizer.name=[sgd,adam]"});
+  sample_points(small, 50, 1);
+  CHECK(small.points.size() == 6);
+  const std::vector<std::string> drawn = names(small);
+  CHECK(std::set<std::string>(drawn.begin(), drawn.end()).size() == 6);
+}
+
+TEST_CASE("a bad range, or a range without --random, is a usage error", "[sweep]") {
+  CHECK_THAT(usage_error({"optimizer.lr=loguniform(0,1)"}), Catch::Contains("low end above 0"));
+  CHECK_THAT(usage_error({"optimizer.lr=uniform(1,0.5)"}), Catch::Contains("low end must be below"));
+  CHECK_THAT(usage_error({"train.batch_size=int(1.5,8)"}), Catch::Contains("whole numbers"));
+  CHECK_THAT(usage_error({"optimizer.lr=uniform(a,1)"}), Catch::Contains("a is not a number"));
+  SweepPlan plan = plan_sweep({"optimizer.lr=uniform(0.1,0.2)"});
+  try {
+    sample_points(plan, 0, 1);
+    FAIL("no error");
+  } catch (const UsageError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("has no grid"));
+    CHECK_THAT(e.hint(), Catch::Contains("--random K"));
+  }
+}
