@@ -3,7 +3,7 @@
 # `debootstrap --variant=minbase bookworm` chroot (no compiler, no Python, no
 # LibTorch), a copy of the committed tree (`git archive HEAD`, as a fresh
 # clone has it, without ../shared), then, as root in its root directory,
-#   scripts/install-deps.sh && scripts/build.sh && build/trainer run configs/fashion_mnist_cnn.yaml
+#   scripts/install-deps.sh && scripts/build.sh && build/trainer run configs/fashion_mnist_quickstart.yaml
 #   scripts/run-tests.sh
 # Each command's exit status and time is printed; the chroot is deleted
 # afterwards (TRAINER_KEEP_ROOT=1 keeps it for a look). Not part of CI (it
@@ -51,6 +51,6 @@ $sudo mkdir -p "$root$checkout"
 git archive HEAD | $sudo tar -x -C "$root$checkout"
 echo "$tool: $(git rev-parse --short HEAD) copied into a fresh bookworm at $root"
 timed "quick start" \
-  "scripts/install-deps.sh && scripts/build.sh && build/trainer run configs/fashion_mnist_cnn.yaml" | tail -25
+  "scripts/install-deps.sh && scripts/build.sh && build/trainer run configs/fashion_mnist_quickstart.yaml" | tail -25
 timed "tests" "scripts/run-tests.sh" | tail -25
 echo "$tool: done in $(($(date +%s) - start)) s"

@@ -54,7 +54,7 @@ ExperimentConfig config_to_run(const RunArgs& args, const std::vector<std::strin
   if (args.resume.empty()) {
     if (args.experiment.file.empty())
       throw UsageError("trainer run needs an experiment FILE, or --resume RUN_DIR to continue a run",
-                       "trainer run configs/fashion_mnist_cnn.yaml");
+                       "trainer run configs/fashion_mnist_quickstart.yaml");
     return load_experiment(args.experiment.file, overrides);
   }
   // Under a launcher rank 0 holds the run for the others: only it may check.

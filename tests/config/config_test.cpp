@@ -38,7 +38,7 @@ TEST_CASE("a minimal experiment gets every default", "[config]") {
   const auto config = parse_experiment(kMinimal, "exp.yaml");
   CHECK(config.experiment.name == "tiny");
   CHECK(config.data.dataset == DatasetKind::kSynthetic);
-  CHECK(config.train.batch_size == 32);
+  CHECK(config.train.batch_size.value == 32);
   CHECK(config.optimizer.name() == OptimizerKind::kAdam);
   CHECK(*config.optimizer.lr == Approx(0.001));
   CHECK(config.model.layers.size() == 1);
@@ -523,7 +523,7 @@ TEST_CASE("the resolved config round-trips through YAML", "[config]") {
 }
 
 TEST_CASE("the shipped configs are valid", "[config]") {
-  for (const char* name : {"fashion_mnist_cnn.yaml", "reuters_conv1d.yaml"}) {
+  for (const char* name : {"fashion_mnist_cnn.yaml", "fashion_mnist_quickstart.yaml", "reuters_conv1d.yaml"}) {
     INFO(name);
     CHECK_NOTHROW(load_experiment(testing::source_dir() + "/configs/" + name));
   }
