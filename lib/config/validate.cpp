@@ -1,5 +1,7 @@
 #include "config/validate.h"
 
+#include "util/text.h"
+
 #include <algorithm>
 #include <regex>
 
@@ -100,6 +102,11 @@ void validate_devices(const ExperimentConfig& config, ReadContext& context) {
                     "devices: cpu and gpu entries cannot be mixed; every rank trains on the same kind of device");
   if (std::count(entries.begin(), entries.end(), "gpu:all") > 0 && entries.size() > 1)
     context.problem(context.location_of("devices"), "devices: gpu:all stands alone (it means every visible GPU)");
+  // Each rank would search on its own device and might find another number.
+  if (config.train.batch_size.automatic && (entries.size() > 1 || entries.front() == "gpu:all"))
+    context.problem(context.location_of_any({"train.batch_size", "devices"}),
+                    "train.batch_size: auto is for a run on one device, not devices: " + join(entries, ",") +
+                        "; find the batch with trainer bench --find-max-batch on one device and write the number");
 }
 
 void validate_images(const DataConfig& data, ReadContext& context) {

@@ -216,6 +216,22 @@ struct Codec<TargetShape> {
 };
 
 template <>
+struct Codec<BatchSize> {
+  static bool decode(const YAML::Node& n, BatchSize& v) {
+    std::string word;
+    if (decode_scalar(n, v.value)) {
+      v.automatic = false;
+      return true;
+    }
+    if (!decode_scalar(n, word) || word != "auto") return false;
+    v.automatic = true;
+    return true;
+  }
+  static YAML::Node encode(const BatchSize& v) { return v.automatic ? YAML::Node("auto") : YAML::Node(v.value); }
+  static std::string expected() { return "an integer >= 1 or auto"; }
+};
+
+template <>
 struct Codec<SizeRef> {
   static bool decode(const YAML::Node& n, SizeRef& v) {
     int64_t number = 0;

@@ -48,7 +48,7 @@ RuntimeInfo configure_runtime(const ExperimentConfig& config, const torch::Devic
 }
 
 std::string out_of_memory_hint(const ExperimentConfig& config, const torch::Device& device) {
-  return "lower train.batch_size (" + std::to_string(config.train.batch_size) + " now), use " +
+  return "lower train.batch_size (" + std::to_string(config.train.batch_size.value) + " now), use " +
          (device.is_cuda() ? "mixed_precision: true" : "precision: bf16") +
          ", or raise memory_limit; checkpoints already written are intact";
 }

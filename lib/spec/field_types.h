@@ -9,6 +9,14 @@
 
 namespace trainer {
 
+// train.batch_size: a count, or `auto`: the largest batch the device's
+// memory budget holds, found when the run starts (a run's config.yaml
+// keeps the number it found).
+struct BatchSize {
+  int64_t value = 32;
+  bool automatic = false;
+};
+
 // A layer size: a number, or a keyword resolved from the data
 // (`units: classes`, `input_dim: vocabulary`).
 struct SizeRef {

@@ -62,7 +62,7 @@ struct EmaConfig {
 
 struct TrainConfig {
   int64_t epochs = 10;
-  int64_t batch_size = 32;
+  BatchSize batch_size;
   int64_t accumulate = 1;
   int64_t valid_batch_size = 0;
   int64_t steps_per_epoch = 0;
@@ -83,7 +83,13 @@ struct TrainConfig {
     v("epochs", epochs, "Epochs to train.", at_least(1));
     // Bounded so that every product of batch sizes (4 x batch_size, x ranks)
     // stays far inside 64 bits; a batch larger than the data is one batch.
-    v("batch_size", batch_size, "Samples per step (per device).", count_in_range(1, kMaxBatchSize));
+    v("batch_size", batch_size,
+      "Samples per step (per device); auto: the largest batch whose steps fit memory_limit (which it needs), "
+      "rounded down to a multiple of 8, found by trial steps when a single-device run starts and logged; the run's "
+      "config.yaml keeps the number.",
+      Check<BatchSize>([](const BatchSize& b) {
+        return b.automatic ? std::string() : count_in_range(1, kMaxBatchSize)(b.value);
+      }));
     v("accumulate", accumulate,
       "Gradient accumulation: one optimizer step per N batches of batch_size, with the gradient of their mean "
       "loss, exactly as one batch N times larger would give it (an epoch's last, shorter group: the mean over its "

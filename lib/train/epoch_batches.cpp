@@ -9,7 +9,7 @@ namespace trainer {
 RankBatches epoch_batches(const ExperimentConfig& config, int64_t train_size, int64_t epoch, int64_t skip_steps,
                           int64_t steps_per_epoch, Communicator& communicator) {
   const auto order = epoch_order(train_size, config.experiment.seed, epoch, config.data.shuffle);
-  RankBatches batches = rank_batches(order, config.train.batch_size, communicator.rank(), communicator.world_size(),
+  RankBatches batches = rank_batches(order, config.train.batch_size.value, communicator.rank(), communicator.world_size(),
                                      steps_per_epoch);
   skip_steps = std::min<int64_t>(skip_steps, static_cast<int64_t>(batches.batch_sizes.size()));
   int64_t skipped_samples = 0;

@@ -7,6 +7,7 @@
 
 #include "config/config_writer.h"
 #include "device/device_memory.h"
+#include "train/batch_size_search.h"
 #include "device/device_select.h"
 #include "device/gpu.h"
 #include "distributed/rank_device.h"
@@ -64,7 +65,7 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
   if (!config.optimizer.lr_scale.rules.empty())
     log().info("optimizer.lr_scale: {}",
                describe_groups(lr_scale_groups(experiment_.model, config.optimizer.lr_scale)));
-  const int64_t global_batch = config.train.batch_size * cluster_.world_size();
+  const int64_t global_batch = config.train.batch_size.value * cluster_.world_size();
   const int64_t accumulate = config.train.accumulate;
   batches_per_epoch_ = (experiment_.data.train.size() + global_batch - 1) / global_batch;
   if (config.train.steps_per_epoch > 0)
@@ -383,8 +384,20 @@ void TrainingLoop::stop_for_interrupt(int64_t epoch, int64_t step) {
                          "; checkpoint saved to " + path + "\nresume with: " + resume_command(run_.path));
 }
 
-RunSummary run_training(const ExperimentConfig& config, const RunOptions& options) {
+RunSummary run_training(const ExperimentConfig& given, const RunOptions& options) {
   if (options.launch) set_log_rank(options.launch->rank);
+  // train.batch_size: auto becomes the number found, which the run's
+  // config.yaml keeps (a resume trains with it, never searches again).
+  ExperimentConfig config = given;
+  if (config.train.batch_size.automatic) {
+    if (options.launch && options.launch->distributed())
+      throw UsageError("train.batch_size: auto is for a run on one device, not one of " +
+                           std::to_string(options.launch->world_size) + " ranks",
+                       "find the batch with trainer bench --find-max-batch on one device and write the number");
+    const torch::Device device = rank_device(config, options);
+    configure_runtime(config, device);
+    config.train.batch_size = {find_auto_batch_size(config, device), false};
+  }
   std::unique_ptr<TrainingLoop> loop;
   try {
     loop = std::make_unique<TrainingLoop>(config, options);

@@ -150,10 +150,10 @@ void TrainingLoop::log_header() const {
              to_string(config_.optimizer.name()), *config_.optimizer.lr, precision_.describe());
   if (!runtime_.memory_budget.empty()) log().info("{}", runtime_.memory_budget);
   const int64_t accumulate = config_.train.accumulate;
-  log().info("batch {} per device, global {}{}; {} per epoch; {}; run directory {}", config_.train.batch_size,
-             config_.train.batch_size * cluster_.world_size(),
+  log().info("batch {} per device, global {}{}; {} per epoch; {}; run directory {}", config_.train.batch_size.value,
+             config_.train.batch_size.value * cluster_.world_size(),
              accumulate > 1 ? ", " + std::to_string(accumulate) + " accumulated a step (" +
-                                  std::to_string(config_.train.batch_size * cluster_.world_size() * accumulate) +
+                                  std::to_string(config_.train.batch_size.value * cluster_.world_size() * accumulate) +
                                   " samples)"
                             : std::string(),
              count_of(steps_per_epoch_, "step"), count_of(config_.train.epochs, "epoch"), run_.path);

@@ -13,7 +13,7 @@ namespace trainer {
 
 int64_t validation_batch_size(const ExperimentConfig& config, const torch::Device& device, int64_t samples) {
   if (config.train.valid_batch_size > 0) return config.train.valid_batch_size;
-  const int64_t batch = config.train.batch_size;
+  const int64_t batch = config.train.batch_size.value;
   // batch_size was checked against the training set, not this one: no overflow past it.
   const int64_t wanted = device.is_cuda() && batch <= samples / 4 ? 4 * batch : batch;
   return std::max<int64_t>(1, std::min(wanted, samples));

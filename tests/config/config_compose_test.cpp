@@ -55,7 +55,7 @@ TEST_CASE("extends: a chain of files, the later keys over the earlier, lists rep
   CHECK(config.experiment.seed == 7);       // base's, kept beside mid's name
   CHECK(*config.optimizer.lr == 0.05);      // mid
   CHECK(config.train.epochs == 5);          // mid
-  CHECK(config.train.batch_size == 8);      // top, beside mid's epochs
+  CHECK(config.train.batch_size.value == 8);      // top, beside mid's epochs
   CHECK(config.metrics == std::vector<std::string>{"accuracy"});  // replaced, not appended
   CHECK(config.model.layers.size() == 2);   // base
 

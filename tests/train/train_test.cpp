@@ -149,12 +149,12 @@ TEST_CASE("a last layer with fewer outputs than classes is a config error before
 
 TEST_CASE("the validation batch: the training batch on a CPU, 4 x it on a GPU, never past the data", "[train]") {
   ExperimentConfig config;
-  config.train.batch_size = 32;
+  config.train.batch_size.value = 32;
   CHECK(validation_batch_size(config, torch::kCPU, 10000) == 32);
   CHECK(validation_batch_size(config, torch::Device(torch::kCUDA, 0), 10000) == 128);
   CHECK(validation_batch_size(config, torch::Device(torch::kCUDA, 0), 100) == 32);
   CHECK(validation_batch_size(config, torch::kCPU, 20) == 20);
-  config.train.batch_size = std::numeric_limits<int64_t>::max() / 2;  // no overflow in 4 x
+  config.train.batch_size.value = std::numeric_limits<int64_t>::max() / 2;  // no overflow in 4 x
   CHECK(validation_batch_size(config, torch::Device(torch::kCUDA, 0), 10000) == 10000);
   config.train.valid_batch_size = 500;
   CHECK(validation_batch_size(config, torch::kCPU, 10000) == 500);
