@@ -61,7 +61,7 @@ ExperimentConfig config_to_run(const RunArgs& args, const std::vector<std::strin
   if (!launch_from_environment(from_environment)) check_run_dir_free(args.resume);
   ResumeConfig resumed = resolve_resume_config(args.resume, args.experiment.file, overrides, args.force);
   for (const ConfigChange& change : resumed.changes) {
-    if (may_change_on_resume(change.key))
+    if (may_change_on_resume(change))
       log().info("resuming with {}: {} -> {} (was in {}/config.yaml)", change.key, change.before, change.after,
                  resumed.run_dir);
     else

@@ -1,5 +1,7 @@
 #include <unistd.h>
 
+#include <regex>
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -7,6 +9,8 @@
 #include "commands.h"
 #include "config/config_diff.h"
 #include "config/config_loader.h"
+#include "config/yaml_codec.h"
+#include "device/device_list.h"
 #include "device/thread_budget.h"
 #include "report/html_report.h"
 #include "spec/checks.h"
@@ -26,6 +30,9 @@ struct SweepArgs {
   int64_t random = 0;
   uint64_t seed = 0;
   int parallel = 1;
+  bool parallel_given = false;
+  std::string devices;  // --devices: the pool each point takes one device of
+  int per_device = 1;
   std::string name;
   std::string prune_rule = "none";
   PruneSettings prune;
@@ -50,6 +57,36 @@ std::vector<ExperimentConfig> check_points(const SweepArgs& args, const SweepPla
   return configs;
 }
 
+// --devices LIST with --per-device M: every device of the list M times,
+// each a place for one point at a time. Checked against this machine (a GPU
+// not there is a device error before any point starts).
+std::vector<std::string> device_slots(const SweepArgs& args, const std::vector<ExperimentConfig>& configs) {
+  if (args.parallel_given)
+    throw UsageError("--parallel and --devices both say how many points train at once",
+                     "--devices alone: one point per device at a time (--per-device M for M)");
+  DeviceList pool;
+  if (!Codec<DeviceList>::decode(YAML::Load(args.devices), pool))
+    throw UsageError("--devices " + args.devices + ": expected cpu, gpu:N,M,... or gpu:all");
+  static const std::regex form(R"(^(cpu|gpu:(\d+|all))$)");
+  for (const std::string& entry : pool.entries)
+    if (!std::regex_match(entry, form))
+      throw UsageError("--devices: '" + entry + "' is not a device; expected cpu, gpu:N,M,... or gpu:all");
+  // Points sharing a GPU must each keep to a budget, or the first to grow
+  // takes the card from the others.
+  if (args.per_device > 1 && pool.entries.front() != "cpu")
+    for (const ExperimentConfig& config : configs)
+      if (config.memory_limit.mib == 0)
+        throw UsageError("--per-device " + std::to_string(args.per_device) +
+                             ": points sharing a GPU need memory_limit, so that together they fit it",
+                         "set it for every point: --set memory_limit=20GiB (the card's memory / " +
+                             std::to_string(args.per_device) + " at most)");
+  const std::vector<std::string> devices = expand_devices(pool.entries);
+  if (devices.empty()) throw DeviceError("--devices " + args.devices + ": no GPU is visible");
+  std::vector<std::string> slots;
+  for (int round = 0; round < args.per_device; ++round) slots.insert(slots.end(), devices.begin(), devices.end());
+  return slots;
+}
+
 SweepSettings settle(const SweepArgs& args, const SweepPlan& plan, const std::vector<ExperimentConfig>& configs,
                      const GlobalOptions& global) {
   const ExperimentConfig& first = configs.front();
@@ -71,15 +108,22 @@ SweepSettings settle(const SweepArgs& args, const SweepPlan& plan, const std::ve
   settings.prune.rule = args.prune_rule == "median" ? PruneRule::kMedian
                         : args.prune_rule == "asha" ? PruneRule::kAsha
                                                     : PruneRule::kNone;
-  for (const ExperimentConfig& config : configs)
-    if (args.parallel > 1 && (config.devices.entries.size() > 1 || config.devices.entries.front() != "cpu"))
-      throw UsageError("--parallel " + std::to_string(args.parallel) + ": points that run on GPUs or on several devices "
-                       "would share them",
-                       "sweep them one at a time (--parallel 1)");
+  if (args.per_device > 1 && args.devices.empty())
+    throw UsageError("--per-device " + std::to_string(args.per_device) + " shares the devices of --devices",
+                     "give them: --devices gpu:0,1 --per-device 2");
+  if (!args.devices.empty()) {
+    settings.device_slots = device_slots(args, configs);
+  } else {
+    for (const ExperimentConfig& config : configs)
+      if (args.parallel > 1 && (config.devices.entries.size() > 1 || config.devices.entries.front() != "cpu"))
+        throw UsageError("--parallel " + std::to_string(args.parallel) +
+                             ": points that run on GPUs or on several devices would share them",
+                         "give each point a GPU of its own: --devices gpu:0,1,2,3 (or gpu:all)");
+  }
   // The cores this process may use, split between the points at once.
   const int cores = choose_threads(read_thread_limits(1, false)).threads;
-  settings.parallel = args.parallel;
-  if (settings.parallel > cores) {
+  settings.parallel = settings.device_slots.empty() ? args.parallel : static_cast<int>(settings.device_slots.size());
+  if (settings.device_slots.empty() && settings.parallel > cores) {
     log().warn("sweep: --parallel {} is more than the {} cores here; running {} at a time", args.parallel, cores, cores);
     settings.parallel = cores;
   }
@@ -101,7 +145,7 @@ void refuse_changed_points(const SweepPlan& plan, const std::vector<ExperimentCo
     std::string changes;
     for (const ConfigChange& change : diff_configs(load_recorded_experiment(earlier), configs[i]))
       // train.epochs too: a point done at 2 epochs would be skipped as done at 3.
-      if (!may_change_on_resume(change.key) || change.key == "train.epochs")
+      if (!may_change_on_resume(change) || change.key == "train.epochs")
         changes += (changes.empty() ? "" : ", ") + change.key + ": " + change.before + " -> " + change.after;
     if (!changes.empty())
       throw UsageError("sweep point " + plan.points[i].name + " was run before with other settings (" + changes +
@@ -126,6 +170,15 @@ void add_sweep_command(CLI::App& app, Action& selected, const GlobalOptions& glo
   command->add_option("--seed", args->seed, "Seed of --random's draw")->capture_default_str();
   command->add_option("--parallel", args->parallel, "Points trained at once, the cores split between them")
       ->check(CLI::Range(1, 1024))
+      ->capture_default_str()
+      ->each([args](const std::string&) { args->parallel_given = true; });
+  command->add_option("--devices", args->devices,
+                      "Each point trains on one device of this list, one point per device at a time: gpu:0,1,2,3 or "
+                      "gpu:all (the points' own devices setting is replaced)")
+      ->type_name("LIST");
+  command->add_option("--per-device", args->per_device,
+                      "--devices: points sharing each device at once (on GPUs each needs memory_limit)")
+      ->check(CLI::Range(1, 64))
       ->capture_default_str();
   command->add_option("--prune", args->prune_rule,
                       "Stop weak points early: median (worse than the others' median at the same epoch), asha "
@@ -150,6 +203,8 @@ void add_sweep_command(CLI::App& app, Action& selected, const GlobalOptions& glo
       const std::vector<ExperimentConfig> configs = check_points(*args, plan);
       const SweepSettings settings = settle(*args, plan, configs, global);
       refuse_changed_points(plan, configs, settings.sweep_dir);
+      if (!settings.device_slots.empty())
+        log().info("sweep: each point on one device, a place each: {}", join(settings.device_slots, ", "));
       log().info("sweep: {} points, {} at a time{}; runs in {}", plan.points.size(), settings.parallel,
                  settings.threads_per_point > 0 ? ", " + count_of(settings.threads_per_point, "thread") + " each"
                                                 : std::string(),

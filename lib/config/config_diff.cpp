@@ -62,6 +62,21 @@ bool may_change_on_resume(const std::string& key) {
   return false;
 }
 
+bool may_change_on_resume(const ConfigChange& change) {
+  if (may_change_on_resume(change.key)) return true;
+  const auto one_gpu = [](const std::string& entry) { return entry.rfind("gpu:", 0) == 0 && entry != "gpu:all"; };
+  // Lists of the same length differ entry by entry: "devices[1]".
+  if (change.key.rfind("devices[", 0) == 0) return one_gpu(change.before) && one_gpu(change.after);
+  if (change.key != "devices") return false;
+  // A list of one for another ("[gpu:0]" -> "[gpu:3]").
+  const auto single = [](const std::string& list) {
+    return list.size() > 2 && list.front() == '[' && list.back() == ']' && list.find(',') == std::string::npos
+               ? list.substr(1, list.size() - 2)
+               : list;
+  };
+  return one_gpu(single(change.before)) && one_gpu(single(change.after));
+}
+
 std::vector<std::string> keys_that_may_change_on_resume() {
   std::vector<std::string> keys;
   for (const std::string& key : resumable_keys()) keys.push_back(key.back() == '.' ? key + "*" : key);

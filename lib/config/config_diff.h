@@ -23,6 +23,9 @@ std::vector<ConfigChange> diff_configs(const ExperimentConfig& before, const Exp
 // cpu_threads, blas_threads, memory_limit, checkpoint and check intervals,
 // dist.timeout, valid_batch_size.
 bool may_change_on_resume(const std::string& key);
+// The same for one change, which may also move a run to as many devices of
+// the same kind ([gpu:0] -> [gpu:1]: what it computes stays the same).
+bool may_change_on_resume(const ConfigChange& change);
 
 // The keys of may_change_on_resume, for messages and docs.
 std::vector<std::string> keys_that_may_change_on_resume();

@@ -24,7 +24,7 @@ std::string describe(const std::vector<ConfigChange>& changes) {
   std::string text;
   for (const ConfigChange& change : changes)
     text += "\n  " + change.key + ": " + change.before + " -> " + change.after +
-            (may_change_on_resume(change.key) ? "" : "   (changes what the run computes)");
+            (may_change_on_resume(change) ? "" : "   (changes what the run computes)");
   return text;
 }
 
@@ -54,7 +54,7 @@ ResumeConfig resolve_resume_config(const std::string& resume, const std::string&
     result.config = overrides.empty() ? saved : load_recorded_experiment(run.config(), overrides);
   result.changes = diff_configs(saved, result.config);
   bool refused = false;
-  for (const ConfigChange& change : result.changes) refused = refused || !may_change_on_resume(change.key);
+  for (const ConfigChange& change : result.changes) refused = refused || !may_change_on_resume(change);
   if (refused && !force)
     throw UsageError("--resume " + resume + ": the config differs from the run's " + run.config() +
                          " where a resumed run must stay the same:" + describe(result.changes),

@@ -95,9 +95,9 @@ class PointLauncher {
  public:
   explicit PointLauncher(const SweepSettings& settings) : settings_(settings) {}
 
-  // Starts the point, or returns 0 when it was done (or pruned, while
-  // pruning) before.
-  pid_t start(PointOutcome& outcome) {
+  // Starts the point (on `device`, when given), or returns 0 when it was
+  // done (or pruned, while pruning) before.
+  pid_t start(PointOutcome& outcome, const std::string& device) {
     const std::string before = status_before(outcome.run_dir);
     if (before == "done" || (before == "pruned" && settings_.prune.rule != PruneRule::kNone)) {
       outcome.status = before;
@@ -119,6 +119,12 @@ class PointLauncher {
     }
     if (settings_.threads_per_point > 0)
       args.insert(args.end(), {"--set", "cpu_threads=" + std::to_string(settings_.threads_per_point)});
+    // After the point's own --set, so that it wins; a resumed point's
+    // config.yaml allows the device to change.
+    if (!device.empty()) {
+      args.insert(args.end(), {"--set", "devices=" + device});
+      outcome.device = device;
+    }
     return spawn(args, outcome.run_dir + ".log");
   }
 
@@ -199,6 +205,8 @@ SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings) {
   install_signal_counters();
   PointLauncher launcher(settings);
   std::map<pid_t, size_t> running;  // pid -> point
+  std::map<pid_t, size_t> slot_of;  // pid -> its --devices slot
+  std::vector<bool> slot_busy(settings.device_slots.size(), false);
   size_t next = 0;
   int signals_passed_on = 0;
   // The epochs of earlier runs of the sweep count as the others' values;
@@ -246,14 +254,21 @@ SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings) {
     }
     while (!result.interrupted && running.size() < static_cast<size_t>(settings.parallel) && next < plan.points.size()) {
       PointOutcome& outcome = result.points[next++];
-      const pid_t pid = launcher.start(outcome);
+      // A free slot exists: fewer points run than there are slots.
+      const auto slot = static_cast<size_t>(std::find(slot_busy.begin(), slot_busy.end(), false) - slot_busy.begin());
+      const pid_t pid = launcher.start(outcome, slot < slot_busy.size() ? settings.device_slots[slot] : "");
+      if (pid > 0 && slot < slot_busy.size()) {
+        slot_busy[slot] = true;
+        slot_of[pid] = slot;
+      }
       if (pid == 0) {
         log().info("sweep: {} was {} before; skipped", outcome.point.name, outcome.status);
         continue;
       }
       outcome.status = "running";
       running[pid] = next - 1;
-      log().info("sweep: started {} ({} of {}) in {}", outcome.point.name, next, plan.points.size(), outcome.run_dir);
+      log().info("sweep: started {} ({} of {}){} in {}", outcome.point.name, next, plan.points.size(),
+                 outcome.device.empty() ? "" : " on " + outcome.device, outcome.run_dir);
     }
     if (running.empty() && (result.interrupted || next >= plan.points.size())) break;
     if (settings.prune.rule != PruneRule::kNone && !result.interrupted) judge_running_points();
@@ -267,6 +282,10 @@ SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings) {
     if (found == running.end()) continue;
     PointOutcome& outcome = result.points[found->second];
     running.erase(found);
+    if (const auto held = slot_of.find(done); held != slot_of.end()) {
+      slot_busy[held->second] = false;
+      slot_of.erase(held);
+    }
     outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     outcome.status = status_of_exit(outcome.exit_code);
     // Told to stop by the rule, not by the user: pruned (a point that ended
@@ -323,6 +342,7 @@ std::string format_sweep_json(const SweepOutcome& outcome, const SweepSettings& 
     entry["name"] = point.point.name;
     entry["overrides"] = point.point.overrides;
     entry["run_dir"] = point.run_dir;
+    if (!point.device.empty()) entry["device"] = point.device;
     entry["status"] = point.status;
     entry["skipped"] = point.skipped;
     entry["exit_code"] = point.exit_code >= 0 ? nlohmann::ordered_json(point.exit_code) : nlohmann::ordered_json(nullptr);

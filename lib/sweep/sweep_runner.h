@@ -24,6 +24,10 @@ struct SweepSettings {
   std::vector<std::string> fixed;        // --set overrides every point shares
   std::string sweep_dir;                 // LOG_DIR/EXPERIMENT/sweep-NAME
   int parallel = 1;
+  // --devices: each point trains on one of these (--set devices=ENTRY), a
+  // slot held while it runs; an entry repeated is a device several points
+  // share. Empty: the points' own devices. `parallel` is then their number.
+  std::vector<std::string> device_slots;
   int threads_per_point = 0;  // --set cpu_threads=N for each point; 0: leave the config's
   std::string monitor;        // the metrics.jsonl key each point is judged by
   bool higher_is_better = false;
@@ -33,6 +37,7 @@ struct SweepSettings {
 struct PointOutcome {
   SweepPoint point;
   std::string run_dir;
+  std::string device;  // the --devices entry it trained on; empty without --devices
   std::string status;  // done, pruned, failed, interrupted, not started
   // Done (or pruned) by an earlier run of the same sweep, and skipped this
   // time (status stays "done", which scripts test for).

@@ -168,6 +168,45 @@ TEST_CASE("sweep --random K draws K points from a range, named after the values 
   CHECK_THAT(no_count.err, Catch::Contains("--random K"));
 }
 
+TEST_CASE("sweep --devices gives each point one device of the list, a place held while it trains", "[e2e][sweep]") {
+  const std::string dir = fresh_dir("e2e-sweep-devices");
+  const std::string experiment = write_mlp_experiment(dir, small_mlp("swd", ""));
+  const std::vector<std::string> base{"sweep", experiment, "--set", "optimizer.lr=[0.1,0.01,0.001]", "--set",
+                                      "train.epochs=1"};
+  auto on_cpus = base;
+  on_cpus.insert(on_cpus.end(), {"--devices", "cpu,cpu"});
+  const auto placed = run_trainer(on_cpus, dir);
+  INFO(placed.err);
+  REQUIRE(placed.exit_code == 0);
+  CHECK_THAT(placed.err, Catch::Contains("a place each: cpu, cpu") && Catch::Contains("3 points, 2 at a time") &&
+                             Catch::Contains("started lr=0.001 (3 of 3) on cpu"));
+  if (system_python_has("json"))
+    CHECK(python_reads_json(dir, read_text(dir + "/runs/swd/sweep-swd/sweep.json"),
+                            "[p['device'] for p in d['points']]") == "['cpu', 'cpu', 'cpu']");
+
+  // What can be checked without a GPU: the GPU path's refusals. No machine
+  // has a 100th GPU: a device error (5) before any point starts.
+  auto gpus = base;
+  gpus.insert(gpus.end(), {"--devices", "gpu:0,99", "--name", "gpus"});
+  const auto no_gpu = run_trainer(gpus, dir);
+  CHECK(no_gpu.exit_code == 5);
+  CHECK_FALSE(fs::exists(dir + "/runs/swd/sweep-gpus"));
+  auto shared = gpus;
+  shared.insert(shared.end(), {"--per-device", "2"});
+  const auto unbounded = run_trainer(shared, dir);
+  CHECK(unbounded.exit_code == 2);
+  CHECK_THAT(unbounded.err, Catch::Contains("points sharing a GPU need memory_limit"));
+  auto both = on_cpus;
+  both.insert(both.end(), {"--parallel", "2"});
+  CHECK(run_trainer(both, dir).exit_code == 2);
+  auto alone = base;
+  alone.insert(alone.end(), {"--per-device", "2"});
+  CHECK_THAT(run_trainer(alone, dir).err, Catch::Contains("shares the devices of --devices"));
+  auto bad = base;
+  bad.insert(bad.end(), {"--devices", "tpu:0"});
+  CHECK_THAT(run_trainer(bad, dir).err, Catch::Contains("'tpu:0' is not a device"));
+}
+
 TEST_CASE("a failed point does not stop the others and the sweep exits with its code", "[e2e][sweep]") {
   const std::string dir = fresh_dir("e2e-sweep-failed");
   const std::string experiment = write_mlp_experiment(dir, small_mlp("swf", ""));

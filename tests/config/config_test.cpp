@@ -561,6 +561,24 @@ TEST_CASE("config differences, key by key, and which may change on resume", "[co
   CHECK_FALSE(may_change_on_resume("optimizer.lr"));
   CHECK_FALSE(may_change_on_resume("model.layers[0].units"));
   CHECK_FALSE(may_change_on_resume("data.max_train_samples"));
+  // A run may move to as many devices of the same kind (a sweep's point
+  // resumed on another free GPU), not to more or to another kind.
+  const auto moved = [&](const std::string& from, const std::string& to) {
+    const auto device_changes = diff_configs(parse_experiment(kMinimal, "exp.yaml", {"devices=" + from}),
+                                             parse_experiment(kMinimal, "exp.yaml", {"devices=" + to}));
+    REQUIRE_FALSE(device_changes.empty());
+    bool allowed = true;
+    for (const auto& change : device_changes) {
+      CHECK(change.key.rfind("devices", 0) == 0);
+      allowed = allowed && may_change_on_resume(change);
+    }
+    return allowed;
+  };
+  CHECK(moved("gpu:0", "gpu:3"));
+  CHECK(moved("gpu:0,1", "gpu:2,3"));
+  CHECK_FALSE(moved("gpu:0", "gpu:0,1"));
+  CHECK_FALSE(moved("cpu", "gpu:0"));
+  CHECK_FALSE(moved("gpu:0,1", "gpu:all"));
   // A layer added: the list is reported whole.
   const auto longer = parse_experiment(kMinimal, "exp.yaml",
                                        {"model.layers=[{type: dense, units: 4}, {type: dense, units: classes, "
