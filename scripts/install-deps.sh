@@ -20,6 +20,7 @@ packages=(
   python3-protobuf        # tests decode the TensorBoard event files trainer writes
   chromium                # tests render the HTML run report in a real (headless) browser
   python3-pil             # a second image decoder the image tests compare with
+  zsh fish                # tests run the zsh and fish completion scripts in those shells
   python3-skimage         # PSNR and SSIM the image metrics are tested against; sample photos
   opencv-doc              # sample photographs the deblurring configs train on (scripts/deblur-photos.sh)
 )

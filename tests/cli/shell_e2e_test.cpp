@@ -1,5 +1,5 @@
 // Shell comfort: a mistyped command names the word and the closest command,
-// `trainer help`, and the bash completion script, run by bash itself.
+// `trainer help`, and the completion scripts, run by bash, zsh and fish themselves.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -87,9 +87,110 @@ TEST_CASE("the bash completion script completes commands, options and config key
                                !Catch::Contains("--resume\n"));
   CHECK(completions(dir, script, {"trainer", "--log-level", "w"}) == "warn\n");
   CHECK(completions(dir, script, {"trainer", "help", "co"}) == "config\ncompletion\n");
-  const auto fish = run_trainer({"completion", "fish"}, dir);
-  CHECK(fish.exit_code == 2);
-  CHECK_THAT(fish.err, Catch::Contains("bash is supported"));
+  const auto tcsh = run_trainer({"completion", "tcsh"}, dir);
+  CHECK(tcsh.exit_code == 2);
+  CHECK_THAT(tcsh.err, Catch::Contains("bash, zsh and fish are supported"));
+}
+
+namespace {
+
+// The shell's absolute path (the tests start programs without a PATH
+// search), empty when it is not installed.
+std::string shell_path(const std::string& shell) {
+  for (const std::string folder : {"/usr/bin/", "/bin/", "/usr/local/bin/"})
+    if (std::filesystem::exists(folder + shell)) return folder + shell;
+  return {};
+}
+
+// What the zsh script offers for `words` (the last one being completed):
+// zsh's completion builtins replaced by functions that print every
+// candidate offered (zsh itself then keeps those matching the word).
+std::string zsh_offers(const std::string& dir, const std::string& script, const std::vector<std::string>& words) {
+  std::ostringstream test;
+  test << "compdef() { :; }\n"
+          "compadd() { local a; for a in \"$@\"; do [[ $a == -* ]] || print -r -- \"$a\"; done; }\n"
+          "_describe() { local it; for it in \"${(@P)4}\"; do print -r -- \"${it%%:*}\"; done; }\n"
+          "_files() { print -r -- \"FILES $*\"; }\n"
+       << "source " << script << "\nwords=(";
+  for (const auto& word : words) test << "'" << word << "' ";
+  test << ")\nCURRENT=" << words.size() << "\n_trainer\n";
+  std::ofstream(dir + "/complete.zsh") << test.str();
+  const auto result = wait_trainer(spawn_process({shell_path("zsh"), "-f", dir + "/complete.zsh"}, dir), dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  return result.out;
+}
+
+// What fish itself completes for `line`, one candidate a line (its
+// description after a tab).
+std::string fish_completes(const std::string& dir, const std::string& script, const std::string& line) {
+  const auto result =
+      wait_trainer(spawn_process({shell_path("fish"), "--no-config", "-c", "source " + script + "; complete -C '" + line + "'"}, dir),
+                   dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  return result.out;
+}
+
+}  // namespace
+
+TEST_CASE("the zsh completion script offers commands, each command's options, levels, config keys and files",
+          "[e2e][shell]") {
+  if (shell_path("zsh").empty()) {
+    WARN("SKIPPED: needs zsh");
+    return;
+  }
+  const std::string dir = fresh_dir("shell-completion-zsh");
+  const auto generated = run_trainer({"completion", "zsh"}, dir);
+  REQUIRE(generated.exit_code == 0);
+  CHECK(generated.out.rfind("#compdef trainer\n", 0) == 0);
+  const std::string script = dir + "/_trainer";
+  std::ofstream(script) << generated.out;
+  // zsh parses it (-n: no execution).
+  CHECK(wait_trainer(spawn_process({shell_path("zsh"), "-n", script}, dir), dir).exit_code == 0);
+  const std::string all = zsh_offers(dir, script, {"trainer", ""});
+  for (const auto& command : listed_commands(dir)) CHECK_THAT(all, Catch::Contains(command + "\n"));
+  const std::string eval_options = zsh_offers(dir, script, {"trainer", "-q", "eval", "--"});
+  CHECK_THAT(eval_options, Catch::Contains("--checkpoint\n") && Catch::Contains("--json\n") &&
+                               !Catch::Contains("--resume\n"));
+  CHECK_THAT(zsh_offers(dir, script, {"trainer", "sweep", "--"}), Catch::Contains("--prune\n"));
+  CHECK(zsh_offers(dir, script, {"trainer", "--log-level", "w"}) == "trace\ndebug\ninfo\nwarn\nerror\noff\n");
+  CHECK_THAT(zsh_offers(dir, script, {"trainer", "run", "--set", "train.e"}),
+             Catch::Contains("train.early_stopping.patience\n") && Catch::Contains("optimizer.lr\n"));
+  CHECK(zsh_offers(dir, script, {"trainer", "eval", "--checkpoint", ""}) == "FILES \n");
+  CHECK(zsh_offers(dir, script, {"trainer", "run", "con"}) == "FILES -g *.(yaml|yml)\n");
+}
+
+TEST_CASE("the fish completion script completes commands, options, config keys and experiment files in fish",
+          "[e2e][shell]") {
+  if (shell_path("fish").empty()) {
+    WARN("SKIPPED: needs fish");
+    return;
+  }
+  const std::string dir = fresh_dir("shell-completion-fish");
+  const auto generated = run_trainer({"completion", "fish"}, dir);
+  REQUIRE(generated.exit_code == 0);
+  const std::string script = dir + "/trainer.fish";
+  std::ofstream(script) << generated.out;
+  // fish sorts the candidates; each comes with its command's description.
+  CHECK(fish_completes(dir, script, "trainer ru") ==
+        "run\tTrain an experiment; epoch records go to stdout\n"
+        "runs\tList the runs under a log folder, newest first: status, epochs, best validation value, time\n");
+  CHECK_THAT(fish_completes(dir, script, "trainer -q run --set train.early_stopping.p"),
+             Catch::StartsWith("train.early_stopping.patience=\t"));
+  const std::string eval_options = fish_completes(dir, script, "trainer eval --");
+  CHECK_THAT(eval_options, Catch::Contains("--checkpoint\t") && Catch::Contains("--json\t") &&
+                               !Catch::Contains("--resume\t"));
+  CHECK_THAT(fish_completes(dir, script, "trainer --log-level w"), Catch::StartsWith("warn\t"));
+  CHECK(fish_completes(dir, script, "trainer help co") == "completion\nconfig\n");
+  // Experiment files for a FILE argument, nothing after a command without one.
+  const std::string files = dir + "/files";
+  std::filesystem::create_directories(files + "/configs");
+  std::ofstream(files + "/exp.yaml") << "x: 1\n";
+  std::ofstream(files + "/notes.txt") << "x\n";
+  CHECK(fish_completes(dir, script, "trainer run " + files + "/") ==
+        files + "/configs/\n" + files + "/exp.yaml\n");
+  CHECK(fish_completes(dir, script, "trainer devices " + files + "/").empty());
 }
 
 TEST_CASE("the man page documents every command, and cmake --install puts it beside trainer and its completion", "[e2e][shell]") {
@@ -123,4 +224,7 @@ TEST_CASE("the man page documents every command, and cmake --install puts it bes
   CHECK(read_text(prefix + "/share/man/man1/trainer.1") == page);
   CHECK(read_text(prefix + "/share/bash-completion/completions/trainer") ==
         run_trainer({"completion", "bash"}, dir).out);
+  CHECK(read_text(prefix + "/share/zsh/vendor-completions/_trainer") == run_trainer({"completion", "zsh"}, dir).out);
+  CHECK(read_text(prefix + "/share/fish/vendor_completions.d/trainer.fish") ==
+        run_trainer({"completion", "fish"}, dir).out);
 }
