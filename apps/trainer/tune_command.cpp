@@ -1,58 +1,119 @@
+// `trainer tune FILE`: the settings that decide a training step's speed,
+// measured here, written as a YAML file that extends the experiment.
 // `trainer tune lr FILE`: the learning-rate range test, on the experiment's
-// own model, data, optimizer and batch size; nothing of a run is written.
+// own model, data, optimizer and batch size. Nothing of a run is written.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "commands.h"
 #include "config/config_loader.h"
 #include "tune/lr_range.h"
+#include "tune/speed_tune.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/logging.h"
 
 namespace trainer::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TuneArgs {
+  std::string what;  // "lr", or the experiment file itself
+  ExperimentArgs experiment;
+  int64_t steps = 0;  // 0: the chosen test's default
+  int64_t warmup = 3;
+  LrRangeOptions range;
+  std::string output;
+  bool json = false;
+};
+
+void print(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+void find_lr(const TuneArgs& args) {
+  LrRangeOptions range = args.range;
+  if (args.steps > 0) range.steps = std::max<int64_t>(args.steps, 5);
+  if (range.max_lr <= range.min_lr)
+    throw UsageError("--max-lr " + std::to_string(range.max_lr) + " is not above --min-lr " +
+                     std::to_string(range.min_lr));
+  if (!args.output.empty()) check_replaceable(args.output);  // before minutes of steps, not after
+  const ExperimentConfig config = load_experiment(args.experiment.file, args.experiment.overrides);
+  const LrRangeCurve curve = run_lr_range_test(config, range);
+  print(args.json ? format_lr_range_json(curve) : format_lr_range_text(curve));
+  if (!args.output.empty()) {
+    write_file_atomic(args.output, lr_range_html(curve, config.experiment.name));
+    log().info("wrote {}", args.output);
+  }
+}
+
+// Beside the experiment: configs/x.yaml -> configs/x.tuned.yaml.
+std::string default_tuned_path(const std::string& file) {
+  const fs::path path(file);
+  return (path.parent_path() / (path.stem().string() + ".tuned.yaml")).string();
+}
+
+void tune_settings(const TuneArgs& args) {
+  const std::string output = args.output.empty() ? default_tuned_path(args.experiment.file) : args.output;
+  check_replaceable(output);
+  SpeedTuneOptions options;
+  if (args.steps > 0) options.steps = args.steps;
+  options.warmup = args.warmup;
+  const SpeedTuneResult result = tune_speed(args.experiment.file, args.experiment.overrides, options);
+  // `extends:` is relative to the file that names it.
+  const fs::path from = fs::absolute(output).parent_path();
+  const std::string extends = fs::absolute(args.experiment.file).lexically_relative(from).string();
+  write_file_atomic(output, format_tuned_yaml(result, extends));
+  print(args.json ? format_speed_json(result) : format_speed_table(result));
+  log().info("tune: {:.2f}x the experiment's speed; the settings in {} (trainer run {}, or extends: it)",
+             result.start_speed > 0 ? result.tuned_speed / result.start_speed : 0.0, output, output);
+  if (!result.changes_training.empty())
+    log().warn("tune: the faster {} change what the run computes, not only its speed: compare the results",
+               join(result.changes_training, " and "));
+}
+
+}  // namespace
 
 void add_tune_command(CLI::App& app, Action& selected) {
-  struct Args {
-    std::string what;
-    ExperimentArgs experiment;
-    LrRangeOptions range;
-    std::string output;
-    bool json = false;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<TuneArgs>();
   auto* command = app.add_subcommand(
-      "tune", "Find a setting before training: trainer tune lr FILE runs the learning-rate range test and suggests a "
-              "rate");
-  command->add_option("WHAT", args->what, "lr: the learning-rate range test")
-      ->required()
-      ->check(CLI::IsMember({"lr"}));
-  args->experiment.add_to(*command);
-  command->add_option("--steps", args->range.steps, "Steps of the test, one at each rate")
-      ->check(CLI::Range(int64_t{5}, int64_t{100000}))
+      "tune", "Find settings before training: trainer tune FILE measures the settings that decide speed and writes "
+              "the fastest; trainer tune lr FILE runs the learning-rate range test");
+  command->add_option("WHAT", args->what, "FILE (the speed settings), or lr followed by FILE")->required();
+  args->experiment.add_to(*command, /*file_required=*/false);
+  command->add_option("--steps", args->steps,
+                      "Timed steps per setting (default 20); lr: steps of the test, one at each rate (default 100)")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  command->add_option("--warmup", args->warmup, "Untimed steps before each setting's timed ones")
+      ->check(CLI::Range(int64_t{0}, int64_t{10000}))
       ->capture_default_str();
-  command->add_option("--min-lr", args->range.min_lr, "The first rate")
+  command->add_option("--min-lr", args->range.min_lr, "lr: the first rate")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  command->add_option("--max-lr", args->range.max_lr, "The last rate (the test stops earlier when the loss runs away)")
+  command->add_option("--max-lr", args->range.max_lr, "lr: the last rate (the test stops earlier when the loss runs away)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  command->add_option("-o,--output", args->output, "Also write the curve to this HTML file");
-  command->add_flag("--json", args->json, "One JSON object (the suggestion and every point) instead of text");
+  command->add_option("-o,--output", args->output,
+                      "The tuned settings' file (default FILE's folder/STEM.tuned.yaml); lr: also write the curve to "
+                      "this HTML file");
+  command->add_flag("--json", args->json, "One JSON object instead of the table");
   command->callback([args, &selected] {
     selected = [args] {
-      if (args->range.max_lr <= args->range.min_lr)
-        throw UsageError("--max-lr " + std::to_string(args->range.max_lr) + " is not above --min-lr " +
-                         std::to_string(args->range.min_lr));
-      if (!args->output.empty()) check_replaceable(args->output);  // before minutes of steps, not after
-      const ExperimentConfig config = load_experiment(args->experiment.file, args->experiment.overrides);
-      const LrRangeCurve curve = run_lr_range_test(config, args->range);
-      const std::string text = args->json ? format_lr_range_json(curve) : format_lr_range_text(curve);
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      if (!args->output.empty()) {
-        write_file_atomic(args->output, lr_range_html(curve, config.experiment.name));
-        log().info("wrote {}", args->output);
+      if (args->what == "lr") {
+        if (args->experiment.file.empty())
+          throw UsageError("trainer tune lr needs an experiment FILE", "trainer tune lr configs/reuters_conv1d.yaml");
+        find_lr(*args);
+        return;
       }
+      if (!args->experiment.file.empty())
+        throw UsageError("trainer tune takes one experiment FILE, or lr FILE; got " + args->what + " " +
+                         args->experiment.file);
+      TuneArgs speed = *args;
+      speed.experiment.file = args->what;
+      tune_settings(speed);
     };
   });
 }
