@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "spec/enums.h"
+
 namespace trainer::app {
 
 using Action = std::function<void()>;
@@ -48,6 +50,9 @@ std::string unknown_command_message(const CLI::App& app, const std::string& word
 // The message for argv's first word that is not an option when it names
 // no subcommand; nullopt otherwise (no such word, or a known one).
 std::optional<std::string> mistyped_command(const CLI::App& app, int argc, char** argv);
+
+// train.requeue_signal's number (SIGUSR1, SIGUSR2), 0 for none.
+int signal_number(RequeueSignal signal);
 
 // Runs `action` with logging set up; returns the exit code.
 int run_guarded(const Action& action, const GlobalOptions& global);

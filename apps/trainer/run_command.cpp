@@ -19,7 +19,6 @@
 #include "util/text.h"
 
 namespace trainer::app {
-namespace {
 
 int signal_number(RequeueSignal signal) {
   switch (signal) {
@@ -29,6 +28,8 @@ int signal_number(RequeueSignal signal) {
   }
   return 0;
 }
+
+namespace {
 
 struct RunArgs {
   ExperimentArgs experiment;

@@ -105,6 +105,7 @@ SweepSettings settle(const SweepArgs& args, const SweepPlan& plan, const std::ve
   settings.monitor = monitor ? monitor->key : first.train.monitor;
   settings.higher_is_better = monitor && monitor->higher_is_better;
   settings.prune = args.prune;
+  settings.requeue_signal = signal_number(first.train.requeue_signal);
   settings.prune.rule = args.prune_rule == "median" ? PruneRule::kMedian
                         : args.prune_rule == "asha" ? PruneRule::kAsha
                                                     : PruneRule::kNone;

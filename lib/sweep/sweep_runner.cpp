@@ -147,7 +147,7 @@ class PointLauncher {
   // In a process group of its own, so that a Ctrl-C reaches the sweep
   // alone, which passes exactly one SIGTERM on (two would stop a run
   // without its checkpoint). Output appended to `log_path`.
-  static pid_t spawn(std::vector<std::string> args, const std::string& log_path) {
+  pid_t spawn(std::vector<std::string> args, const std::string& log_path) const {
     std::vector<char*> argv;
     for (auto& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -158,7 +158,17 @@ class PointLauncher {
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    short flags = POSIX_SPAWN_SETPGROUP;
+    // The requeue signal blocked until the point's handler unblocks it: one
+    // passed on while the point starts up waits instead of killing it.
+    if (settings_.requeue_signal != 0) {
+      sigset_t blocked;
+      sigemptyset(&blocked);
+      sigaddset(&blocked, settings_.requeue_signal);
+      posix_spawnattr_setsigmask(&attributes, &blocked);
+      flags |= POSIX_SPAWN_SETSIGMASK;
+    }
+    posix_spawnattr_setflags(&attributes, flags);
     posix_spawnattr_setpgroup(&attributes, 0);
     pid_t pid = -1;
     const int error = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
@@ -185,6 +195,7 @@ std::string prune_reason(PruneRule rule) {
 std::string status_of_exit(int code) {
   if (code == 0) return "done";
   if (code == static_cast<int>(ExitCode::kInterrupted)) return "interrupted";
+  if (code == static_cast<int>(ExitCode::kRequeue)) return "requeue";
   return "failed";
 }
 
@@ -203,6 +214,7 @@ SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings) {
   fs::create_directories(settings.sweep_dir, error);
   if (error) throw IoError("cannot create " + settings.sweep_dir + ": " + error.message());
   install_signal_counters();
+  install_requeue_handler(settings.requeue_signal);
   PointLauncher launcher(settings);
   std::map<pid_t, size_t> running;  // pid -> point
   std::map<pid_t, size_t> slot_of;  // pid -> its --devices slot
@@ -252,7 +264,13 @@ SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings) {
       signals_passed_on = signals;
       log().warn("sweep: interrupted; {} the running points", signals == 1 ? "stopping" : "killing");
     }
-    while (!result.interrupted && running.size() < static_cast<size_t>(settings.parallel) && next < plan.points.size()) {
+    if (requeue_requested() && !result.requeued) {
+      result.requeued = true;
+      for (const auto& [pid, index] : running) kill(pid, settings.requeue_signal);
+      log().warn("sweep: requeue signal; the running points save a checkpoint and stop, no more start (exit 10: "
+                 "run the same sweep again to go on)");
+    }
+    while (!result.interrupted && !result.requeued && running.size() < static_cast<size_t>(settings.parallel) && next < plan.points.size()) {
       PointOutcome& outcome = result.points[next++];
       // A free slot exists: fewer points run than there are slots.
       const auto slot = static_cast<size_t>(std::find(slot_busy.begin(), slot_busy.end(), false) - slot_busy.begin());
@@ -270,7 +288,7 @@ SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings) {
       log().info("sweep: started {} ({} of {}){} in {}", outcome.point.name, next, plan.points.size(),
                  outcome.device.empty() ? "" : " on " + outcome.device, outcome.run_dir);
     }
-    if (running.empty() && (result.interrupted || next >= plan.points.size())) break;
+    if (running.empty() && (result.interrupted || result.requeued || next >= plan.points.size())) break;
     if (settings.prune.rule != PruneRule::kNone && !result.interrupted) judge_running_points();
     int status = 0;
     const pid_t done = waitpid(-1, &status, WNOHANG);
@@ -336,6 +354,7 @@ std::string format_sweep_json(const SweepOutcome& outcome, const SweepSettings& 
     if (settings.prune.rule == PruneRule::kAsha) json["prune_factor"] = json_number(settings.prune.factor);
   }
   json["interrupted"] = outcome.interrupted;
+  json["requeued"] = outcome.requeued;
   json["points"] = nlohmann::ordered_json::array();
   for (const auto& point : outcome.points) {
     nlohmann::ordered_json entry;
@@ -356,6 +375,7 @@ std::string format_sweep_json(const SweepOutcome& outcome, const SweepSettings& 
 
 int sweep_exit_code(const SweepOutcome& outcome) {
   if (outcome.interrupted) return static_cast<int>(ExitCode::kInterrupted);
+  if (outcome.requeued) return static_cast<int>(ExitCode::kRequeue);
   for (const auto& point : outcome.points)
     if (point.status == "failed") return point.exit_code;
   return 0;

@@ -32,13 +32,17 @@ struct SweepSettings {
   std::string monitor;        // the metrics.jsonl key each point is judged by
   bool higher_is_better = false;
   PruneSettings prune;
+  // The points' train.requeue_signal (0: none): a sweep in a batch job gets
+  // it before the time limit, passes it to every running point (each saves
+  // a checkpoint and exits 10), starts no more and exits 10 itself.
+  int requeue_signal = 0;
 };
 
 struct PointOutcome {
   SweepPoint point;
   std::string run_dir;
   std::string device;  // the --devices entry it trained on; empty without --devices
-  std::string status;  // done, pruned, failed, interrupted, not started
+  std::string status;  // done, pruned, failed, interrupted, requeue, not started
   // Done (or pruned) by an earlier run of the same sweep, and skipped this
   // time (status stays "done", which scripts test for).
   bool skipped = false;
@@ -52,6 +56,7 @@ struct PointOutcome {
 struct SweepOutcome {
   std::vector<PointOutcome> points;  // in plan order
   bool interrupted = false;
+  bool requeued = false;  // stopped for the requeue signal
 };
 
 SweepOutcome run_sweep(const SweepPlan& plan, const SweepSettings& settings);
@@ -64,7 +69,8 @@ std::string format_sweep_table(const SweepOutcome& outcome, const SweepSettings&
 // SWEEP_DIR/sweep.json's content: one JSON object on one line.
 std::string format_sweep_json(const SweepOutcome& outcome, const SweepSettings& settings);
 
-// What `trainer sweep` exits with: 9 when interrupted, else the exit code of
+// What `trainer sweep` exits with: 9 when interrupted, 10 when stopped for
+// the requeue signal (run it again to go on), else the exit code of
 // the first point (in plan order) that failed, else 0.
 int sweep_exit_code(const SweepOutcome& outcome);
 

@@ -1,5 +1,7 @@
 #include "util/signals.h"
 
+#include <pthread.h>
+
 #include <csignal>
 #include <unistd.h>
 
@@ -60,6 +62,12 @@ void install_requeue_handler(int signal) {
   action.sa_handler = on_requeue_signal;
   sigemptyset(&action.sa_mask);
   sigaction(signal, &action, nullptr);
+  // A sweep starts its points with the signal blocked, so that one sent
+  // before this handler exists waits for it instead of killing the process.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, signal);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 bool requeue_requested() { return g_requeue != 0; }
 

@@ -18,7 +18,8 @@ int last_received_signal();
 // The requeue signal (train.requeue_signal; SLURM's --signal=USR1@120 sends
 // it before a job's time limit): the loop saves a checkpoint after its step
 // and exits 10, for the job to be requeued. 0 installs nothing. Repeats
-// change nothing: the checkpoint is on its way.
+// change nothing: the checkpoint is on its way. Unblocks the signal (a
+// process started with it blocked gets one sent before now here).
 void install_requeue_handler(int signal);
 bool requeue_requested();
 

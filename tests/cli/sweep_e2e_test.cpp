@@ -283,3 +283,38 @@ TEST_CASE("SIGTERM to a sweep stops its running point with a checkpoint, and the
   CHECK(run_status(dir + "/runs/sws/sweep-sws/lr=0.02") == "done");
   CHECK_THAT(read_text(first + ".log"), Catch::Contains("resum"));
 }
+
+TEST_CASE("the requeue signal stops a sweep's points with checkpoints and the sweep exits 10; again, it finishes",
+          "[e2e][sweep][signal][requeue]") {
+  const std::string dir = fresh_dir("e2e-sweep-requeue");
+  MlpExperiment spec;
+  spec.name = "swq";
+  spec.samples = 60000;
+  const std::string experiment = write_mlp_experiment(dir, spec);
+  const std::vector<std::string> args{"sweep", experiment, "--set", "optimizer.lr=[0.01,0.02,0.03]", "--set",
+                                      "train.epochs=1", "--parallel", "2"};
+  const std::string sweep_dir = dir + "/runs/swq/sweep-swq";
+  const pid_t pid = spawn_trainer(args, dir);
+  for (int i = 0; i < 400 && !fs::exists(sweep_dir + "/lr=0.02/config.yaml"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  kill(pid, SIGUSR1);  // as SLURM's --signal=B:USR1@120 sends it to the batch script's sweep
+  const auto cut = wait_trainer(pid, dir);
+  INFO(cut.err);
+  if (run_status(sweep_dir + "/lr=0.01") == "done") {
+    WARN("the first point finished before the signal arrived; nothing to requeue");
+    return;
+  }
+  REQUIRE(cut.exit_code == 10);
+  CHECK(run_status(sweep_dir + "/lr=0.01") == "requeue");
+  CHECK_FALSE(fs::exists(sweep_dir + "/lr=0.03"));  // never started
+  CHECK_THAT(cut.out, Catch::Contains("requeue") && Catch::Contains("not started"));
+  if (system_python_has("json"))
+    CHECK(python_reads_json(dir, read_text(sweep_dir + "/sweep.json"), "d['requeued']") == "True");
+
+  const auto rest = run_trainer(args, dir);
+  INFO(rest.err);
+  REQUIRE(rest.exit_code == 0);
+  for (const std::string point : {"lr=0.01", "lr=0.02", "lr=0.03"}) CHECK(run_status(sweep_dir + "/" + point) == "done");
+  CHECK_THAT(read_text(sweep_dir + "/lr=0.01.log"), Catch::Contains("resum"));
+}
