@@ -1,6 +1,7 @@
 #pragma once
 // Runs the real trainer binary for end-to-end tests.
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,6 +84,18 @@ inline CliResult wait_trainer(pid_t pid, const std::string& dir, const std::stri
 inline CliResult run_trainer(const std::vector<std::string>& args, const std::string& dir,
                              const std::vector<std::string>& env = {}) {
   return wait_trainer(spawn_trainer(args, dir, env), dir);
+}
+
+// Starts `args` in `dir`, and once training has started (`started` exists:
+// a run directory's config.yaml) and gone on a little, sends `signal`; what
+// the process then did.
+inline CliResult signal_mid_run(const std::vector<std::string>& args, const std::string& dir,
+                                const std::string& started, int signal) {
+  const pid_t pid = spawn_trainer(args, dir);
+  for (int i = 0; i < 400 && access(started.c_str(), F_OK) != 0; ++i) usleep(50 * 1000);
+  usleep(700 * 1000);
+  kill(pid, signal);
+  return wait_trainer(pid, dir);
 }
 
 // The number after "KEY": in the binary's --json output.

@@ -4,7 +4,6 @@
 #include <csignal>
 #include <filesystem>
 #include <regex>
-#include <thread>
 
 #include "cli_runner.h"
 #include "epoch_records.h"
@@ -13,21 +12,6 @@
 using namespace trainer::testing;
 namespace fs = std::filesystem;
 
-namespace {
-
-// Starts `args` in `dir`, and once training has started (`run_dir` holds its
-// config.yaml) and gone on a little, sends `signal`; what the run then did.
-CliResult signal_mid_run(const std::vector<std::string>& args, const std::string& dir, const std::string& run_dir,
-                         int signal) {
-  const pid_t pid = spawn_trainer(args, dir);
-  for (int i = 0; i < 200 && !fs::exists(run_dir + "/config.yaml"); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
-  kill(pid, signal);
-  return wait_trainer(pid, dir);
-}
-
-}  // namespace
 
 TEST_CASE("trainer run: records on stdout, run directory, checkpoints", "[e2e]") {
   const std::string dir = fresh_dir("e2e-run");
@@ -171,7 +155,7 @@ TEST_CASE("SIGTERM mid-epoch saves a checkpoint that resumes exactly", "[e2e][re
   REQUIRE(expected.size() == 2);
 
   const auto cut = signal_mid_run({"run", experiment, "--set", "train.epochs=2", "--set", "log.run_name=cut"},
-                                  fresh_dir("e2e-signal/interrupted"), dir + "/runs/e2e/cut", SIGTERM);
+                                  fresh_dir("e2e-signal/interrupted"), dir + "/runs/e2e/cut/config.yaml", SIGTERM);
   INFO(cut.err);
   if (cut.exit_code == 0) {
     WARN("the run finished before the signal arrived; nothing to resume");
@@ -201,7 +185,7 @@ TEST_CASE("the requeue signal saves a checkpoint and exits 10, and the next job 
   // requeued job's command line is the first one's.
   const std::string run = dir + "/job-41207";
   const std::vector<std::string> job{"run", experiment, "--set", "train.epochs=2", "--run-dir", run};
-  const auto cut = signal_mid_run(job, fresh_dir("e2e-requeue/first"), run, SIGUSR1);
+  const auto cut = signal_mid_run(job, fresh_dir("e2e-requeue/first"), run + "/config.yaml", SIGUSR1);
   INFO(cut.err);
   if (cut.exit_code == 0) {
     WARN("the run finished before the signal arrived; nothing to resume");

@@ -5,9 +5,7 @@
 
 #include <signal.h>
 
-#include <chrono>
 #include <filesystem>
-#include <thread>
 
 #include "cli_runner.h"
 #include "experiment_files.h"
@@ -116,7 +114,7 @@ TEST_CASE("sweep --prune asha stops a point that falls behind at a rung; it stay
   CHECK(run_status(sweep_dir + "/lr=0.05") == "done");
   CHECK(run_status(slow) == "pruned");
   CHECK_THAT(pruned.err, Catch::Contains("pruning lr=0.00001 after epoch 1"));
-  CHECK_THAT(pruned.out, Catch::Matches("(.|\n)*lr=0\.00001 +pruned +[0-9]+ (.|\n)*"));
+  CHECK_THAT(pruned.out, Catch::Matches("(.|\n)*lr=0\\.00001 +pruned +[0-9]+ (.|\n)*"));
   if (system_python_has("json")) {
     const std::string json = read_text(sweep_dir + "/sweep.json");
     CHECK(python_reads_json(dir, json, "(d['prune'], d['prune_min_epochs'], d['prune_factor'])") == "('asha', 1, 3.0)");
@@ -260,12 +258,7 @@ TEST_CASE("SIGTERM to a sweep stops its running point with a checkpoint, and the
   const std::vector<std::string> args{"sweep", experiment, "--set", "optimizer.lr=[0.01,0.02]", "--set",
                                       "train.epochs=1"};
   const std::string first = dir + "/runs/sws/sweep-sws/lr=0.01";
-  const pid_t pid = spawn_trainer(args, dir);
-  for (int i = 0; i < 400 && !fs::exists(first + "/config.yaml"); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
-  kill(pid, SIGTERM);
-  const auto cut = wait_trainer(pid, dir);
+  const auto cut = signal_mid_run(args, dir, first + "/config.yaml", SIGTERM);
   INFO(cut.err);
   if (run_status(first) == "done") {
     WARN("the first point finished before the signal arrived; nothing to resume");
@@ -294,12 +287,8 @@ TEST_CASE("the requeue signal stops a sweep's points with checkpoints and the sw
   const std::vector<std::string> args{"sweep", experiment, "--set", "optimizer.lr=[0.01,0.02,0.03]", "--set",
                                       "train.epochs=1", "--parallel", "2"};
   const std::string sweep_dir = dir + "/runs/swq/sweep-swq";
-  const pid_t pid = spawn_trainer(args, dir);
-  for (int i = 0; i < 400 && !fs::exists(sweep_dir + "/lr=0.02/config.yaml"); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
-  kill(pid, SIGUSR1);  // as SLURM's --signal=B:USR1@120 sends it to the batch script's sweep
-  const auto cut = wait_trainer(pid, dir);
+  // As SLURM's --signal=B:USR1@120 sends it to the batch script's sweep.
+  const auto cut = signal_mid_run(args, dir, sweep_dir + "/lr=0.02/config.yaml", SIGUSR1);
   INFO(cut.err);
   if (run_status(sweep_dir + "/lr=0.01") == "done") {
     WARN("the first point finished before the signal arrived; nothing to requeue");
