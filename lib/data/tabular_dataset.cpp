@@ -35,12 +35,6 @@ struct Table {
   std::string target;                // the target column's (CSV) or array's (.npz) name
 };
 
-std::string listed(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
-  return excerpt(out, 400);
-}
-
 // The feature columns' places in `header`: data.tabular.columns, else
 // every column but the target and data.tabular.exclude. `names` (the
 // training file's feature columns) finds a validation file's by name, in
@@ -50,7 +44,7 @@ std::vector<size_t> feature_places(const std::vector<std::string>& header, size_
   const auto place_of = [&](const std::string& name, const char* key) {
     const auto found = std::find(header.begin(), header.end(), name);
     if (found == header.end())
-      throw DataError(path + ": no column '" + excerpt(name) + "'; its columns: " + listed(header),
+      throw DataError(path + ": no column '" + excerpt(name) + "'; its columns: " + listed_names(header),
                       std::string(key) + " names columns of the file");
     return static_cast<size_t>(found - header.begin());
   };
@@ -79,7 +73,7 @@ Table read_csv(const std::string& path, const TabularConfig& tabular, const std:
   if (!tabular.target.empty()) {
     const auto found = std::find(header.begin(), header.end(), tabular.target);
     if (found == header.end())
-      throw DataError(path + ": no column '" + excerpt(tabular.target) + "'; its columns: " + listed(header),
+      throw DataError(path + ": no column '" + excerpt(tabular.target) + "'; its columns: " + listed_names(header),
                       "data.tabular.target names the target column");
     target = static_cast<size_t>(found - header.begin());
   }

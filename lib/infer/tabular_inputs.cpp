@@ -22,12 +22,6 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return "(" + out + (shape.size() == 1 ? ",)" : ")");
 }
 
-std::string listed(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
-  return excerpt(out, 400);
-}
-
 // Which field of a CSV row each feature comes from: by name when the run
 // knows its columns, else the first `width` fields in order.
 std::vector<size_t> feature_fields(const std::vector<std::string>& header, const std::string& path, int64_t width,
@@ -48,13 +42,13 @@ std::vector<size_t> feature_fields(const std::vector<std::string>& header, const
     fields.push_back(static_cast<size_t>(found - header.begin()));
   }
   if (!missing.empty())
-    throw DataError(path + ": no column " + listed(missing) + "; its columns: " + listed(header),
-                    "the model reads the columns it was trained on, by name: " + listed(encoding.columns));
+    throw DataError(path + ": no column " + listed_names(missing) + "; its columns: " + listed_names(header),
+                    "the model reads the columns it was trained on, by name: " + listed_names(encoding.columns));
   std::vector<std::string> ignored;
   for (size_t c = 0; c < header.size(); ++c)
     if (std::find(fields.begin(), fields.end(), c) == fields.end() && header[c] != encoding.target)
       ignored.push_back(header[c]);
-  if (!ignored.empty()) log().info("{}: not features of the model, ignored: {}", path, listed(ignored));
+  if (!ignored.empty()) log().info("{}: not features of the model, ignored: {}", path, listed_names(ignored));
   return fields;
 }
 
@@ -100,7 +94,7 @@ RowInputs read_numpy_rows(const std::string& path, const DataConfig& data, int64
     if (!members.count(key)) {
       std::vector<std::string> arrays;
       for (const auto& [member, bytes] : members) arrays.push_back(member);
-      throw DataError(path + ": no array " + key + "; it holds " + listed(arrays),
+      throw DataError(path + ": no array " + key + "; it holds " + listed_names(arrays),
                       "data.tabular.features names the array of features");
     }
     name = path + ":" + key;

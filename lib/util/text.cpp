@@ -134,4 +134,8 @@ std::string excerpt(const std::string& text, size_t max_chars) {
   return printable(text.substr(0, max_chars)) + "... (" + std::to_string(text.size()) + " bytes)";
 }
 
+std::string listed_names(const std::vector<std::string>& names, size_t max_chars) {
+  return excerpt(join(names, ", "), max_chars);
+}
+
 }  // namespace trainer

@@ -46,6 +46,9 @@ std::string printable(const std::string& text);
 // A quotation of `text` for a message: printable, and at most `max_chars`
 // of it followed by "... (N bytes)" when it is longer.
 std::string excerpt(const std::string& text, size_t max_chars = 80);
+// Names for a message ("its columns: a, b, c"): joined with ", ", cut to
+// `max_chars` when a file holds thousands.
+std::string listed_names(const std::vector<std::string>& names, size_t max_chars = 400);
 
 // Whether `text` ends with `suffix` (C++20's ends_with, for C++17).
 inline bool ends_with(const std::string& text, const std::string& suffix) {
