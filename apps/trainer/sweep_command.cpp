@@ -57,6 +57,17 @@ std::vector<ExperimentConfig> check_points(const SweepArgs& args, const SweepPla
   return configs;
 }
 
+// Points sharing a GPU must each keep to a budget, or the first to grow
+// takes the card from the others.
+void require_budgets(const std::vector<ExperimentConfig>& configs, int per_device, const std::string& option) {
+  if (per_device <= 1) return;
+  for (const ExperimentConfig& config : configs)
+    if (config.memory_limit.mib == 0)
+      throw UsageError(option + ": points sharing a GPU need memory_limit, so that together they fit it",
+                       "set it for every point: --set memory_limit=20GiB (the card's memory / " +
+                           std::to_string(per_device) + " at most)");
+}
+
 // --devices LIST with --per-device M: every device of the list M times,
 // each a place for one point at a time. Checked against this machine (a GPU
 // not there is a device error before any point starts).
@@ -71,19 +82,33 @@ std::vector<std::string> device_slots(const SweepArgs& args, const std::vector<E
   for (const std::string& entry : pool.entries)
     if (!std::regex_match(entry, form))
       throw UsageError("--devices: '" + entry + "' is not a device; expected cpu, gpu:N,M,... or gpu:all");
-  // Points sharing a GPU must each keep to a budget, or the first to grow
-  // takes the card from the others.
-  if (args.per_device > 1 && pool.entries.front() != "cpu")
-    for (const ExperimentConfig& config : configs)
-      if (config.memory_limit.mib == 0)
-        throw UsageError("--per-device " + std::to_string(args.per_device) +
-                             ": points sharing a GPU need memory_limit, so that together they fit it",
-                         "set it for every point: --set memory_limit=20GiB (the card's memory / " +
-                             std::to_string(args.per_device) + " at most)");
+  if (pool.entries.front() != "cpu")
+    require_budgets(configs, args.per_device, "--per-device " + std::to_string(args.per_device));
   const std::vector<std::string> devices = expand_devices(pool.entries);
   if (devices.empty()) throw DeviceError("--devices " + args.devices + ": no GPU is visible");
   std::vector<std::string> slots;
   for (int round = 0; round < args.per_device; ++round) slots.insert(slots.end(), devices.begin(), devices.end());
+  return slots;
+}
+
+// `--parallel N` with points on GPUs (the same list for every point): the
+// list is the pool, each point gets one of its GPUs, N / GPUs points share
+// each (rounded up).
+std::vector<std::string> parallel_gpu_slots(int parallel, const std::vector<ExperimentConfig>& configs) {
+  const std::vector<std::string>& entries = configs.front().devices.entries;
+  for (const ExperimentConfig& config : configs)
+    if (config.devices.entries != entries)
+      throw UsageError("--parallel " + std::to_string(parallel) +
+                           ": the points train on different devices, so they cannot share them out",
+                       "name the GPUs for the points: --devices gpu:0,1,2,3");
+  const std::vector<std::string> devices = expand_devices(entries);
+  if (devices.empty()) throw DeviceError("--parallel " + std::to_string(parallel) + ": no GPU is visible");
+  const int per_device = (parallel + static_cast<int>(devices.size()) - 1) / static_cast<int>(devices.size());
+  require_budgets(configs, per_device,
+                  "--parallel " + std::to_string(parallel) + " on " + std::to_string(devices.size()) + " GPUs");
+  std::vector<std::string> slots;
+  for (int round = 0; round < per_device; ++round) slots.insert(slots.end(), devices.begin(), devices.end());
+  slots.resize(static_cast<size_t>(parallel));
   return slots;
 }
 
@@ -114,12 +139,14 @@ SweepSettings settle(const SweepArgs& args, const SweepPlan& plan, const std::ve
                      "give them: --devices gpu:0,1 --per-device 2");
   if (!args.devices.empty()) {
     settings.device_slots = device_slots(args, configs);
-  } else {
+  } else if (args.parallel > 1 && first.devices.entries.front() != "cpu") {
+    settings.device_slots = parallel_gpu_slots(args.parallel, configs);
+  } else if (args.parallel > 1) {
     for (const ExperimentConfig& config : configs)
-      if (args.parallel > 1 && (config.devices.entries.size() > 1 || config.devices.entries.front() != "cpu"))
+      if (config.devices.entries.size() > 1 || config.devices.entries.front() != "cpu")
         throw UsageError("--parallel " + std::to_string(args.parallel) +
-                             ": points that run on GPUs or on several devices would share them",
-                         "give each point a GPU of its own: --devices gpu:0,1,2,3 (or gpu:all)");
+                             ": points that run on several devices would share them",
+                         "give each point a device of its own: --devices gpu:0,1,2,3 (or gpu:all)");
   }
   // The cores this process may use, split between the points at once.
   const int cores = choose_threads(read_thread_limits(1, false)).threads;
@@ -169,7 +196,9 @@ void add_sweep_command(CLI::App& app, Action& selected, const GlobalOptions& glo
   command->add_option("--random", args->random, "Train K points drawn from the grid instead of all of it")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   command->add_option("--seed", args->seed, "Seed of --random's draw")->capture_default_str();
-  command->add_option("--parallel", args->parallel, "Points trained at once, the cores split between them")
+  command->add_option("--parallel", args->parallel,
+                      "Points trained at once, the cores split between them (points on GPUs: each on one GPU of "
+                      "their devices list)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str()
       ->each([args](const std::string&) { args->parallel_given = true; });

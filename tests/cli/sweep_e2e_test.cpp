@@ -189,6 +189,11 @@ TEST_CASE("sweep --devices gives each point one device of the list, a place held
   const auto no_gpu = run_trainer(gpus, dir);
   CHECK(no_gpu.exit_code == 5);
   CHECK_FALSE(fs::exists(dir + "/runs/swd/sweep-gpus"));
+  // --parallel with points on GPUs shares out their list the same way.
+  auto parallel_gpus = base;
+  parallel_gpus.insert(parallel_gpus.end(), {"--set", "devices=gpu:0,99", "--parallel", "2", "--name", "pgpus"});
+  CHECK(run_trainer(parallel_gpus, dir).exit_code == 5);
+  CHECK_FALSE(fs::exists(dir + "/runs/swd/sweep-pgpus"));
   auto shared = gpus;
   shared.insert(shared.end(), {"--per-device", "2"});
   const auto unbounded = run_trainer(shared, dir);
