@@ -190,10 +190,11 @@ void add_sweep_command(CLI::App& app, Action& selected, const GlobalOptions& glo
       "sweep", "Train every combination of --set KEY=[V1,V2,...] values, each a run of its own, and compare them");
   command->add_option("FILE", args->file, "Experiment file (YAML)")->required();
   command->add_option("--set", args->sets,
-                      "KEY=[V1,V2,...] is an axis of the grid; KEY=VALUE a value every point shares (repeatable)")
+                      "KEY=[V1,V2,...] is an axis of the grid, KEY=loguniform(A,B), uniform(A,B) or int(A,B) an axis drawn "
+                      "from (with --random); KEY=VALUE a value every point shares (repeatable)")
       ->type_name("KEY=VALUES")
       ->allow_extra_args(false);
-  command->add_option("--random", args->random, "Train K points drawn from the grid instead of all of it")
+  command->add_option("--random", args->random, "Train K points drawn from the grid instead of all of it (with a range: K points drawn)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   command->add_option("--seed", args->seed, "Seed of --random's draw")->capture_default_str();
   command->add_option("--parallel", args->parallel,

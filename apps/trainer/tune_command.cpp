@@ -23,7 +23,7 @@ struct TuneArgs {
   std::string what;  // "lr", or the experiment file itself
   ExperimentArgs experiment;
   int64_t steps = 0;  // 0: the chosen test's default
-  int64_t warmup = 3;
+  int64_t warmup = SpeedTuneOptions{}.warmup;
   LrRangeOptions range;
   std::string output;
   bool json = false;
@@ -85,7 +85,9 @@ void add_tune_command(CLI::App& app, Action& selected) {
   command->add_option("WHAT", args->what, "FILE (the speed settings), or lr followed by FILE")->required();
   args->experiment.add_to(*command, /*file_required=*/false);
   command->add_option("--steps", args->steps,
-                      "Timed steps per setting (default 20); lr: steps of the test, one at each rate (default 100)")
+                      "Timed steps per setting (default " + std::to_string(SpeedTuneOptions{}.steps) +
+                          "); lr: steps of the test, one at each rate (default " +
+                          std::to_string(LrRangeOptions{}.steps) + ")")
       ->check(CLI::Range(int64_t{1}, int64_t{100000}));
   command->add_option("--warmup", args->warmup, "Untimed steps before each setting's timed ones")
       ->check(CLI::Range(int64_t{0}, int64_t{10000}))
