@@ -96,7 +96,7 @@ TEST_CASE("trainer sweep trains every point of the grid in its own run and compa
   }
 }
 
-TEST_CASE("sweep --prune asha stops a point that falls behind at a rung; it stays pruned until pruning is off",
+TEST_CASE("sweep --prune asha stops a point that falls behind at a rung, and it stays pruned until pruning is off",
           "[e2e][sweep][prune]") {
   const std::string dir = fresh_dir("e2e-sweep-prune");
   MlpExperiment spec = small_mlp("swp", "");
@@ -282,7 +282,7 @@ TEST_CASE("SIGTERM to a sweep stops its running point with a checkpoint, and the
   CHECK_THAT(read_text(first + ".log"), Catch::Contains("resum"));
 }
 
-TEST_CASE("the requeue signal stops a sweep's points with checkpoints and the sweep exits 10; again, it finishes",
+TEST_CASE("the requeue signal stops a sweep's points with checkpoints and the sweep exits 10, and run again it finishes",
           "[e2e][sweep][signal][requeue]") {
   const std::string dir = fresh_dir("e2e-sweep-requeue");
   MlpExperiment spec;
