@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 config=configs/deblur_resnet_small.yaml
 if [ $# -gt 0 ] && [[ $1 != --* ]]; then config=$1; shift; fi
-run_dir="runs/deblur-goal-$(date +%Y%m%d-%H%M%S)"
+run_dir="runs/deblur-goal-$(date +%Y%m%d-%H%M%S)-$$"  # the pid: two trials started in one second
 start=$(date +%s)
 build/trainer run "$config" "$@" --run-dir "$run_dir" --quiet --log-level warn >/dev/null
 seconds=$(( $(date +%s) - start ))
