@@ -1,0 +1,139 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+
+#include "optim/capturable_step.h"
+#include "optim/optimizer_factory.h"
+
+using namespace trainer;
+
+namespace {
+
+struct Case {
+  OptimizerKind kind;
+  bool nesterov = false;
+  double decay = 0.0;
+};
+
+OptimizerConfig config_of(const Case& c) {
+  OptimizerConfig config;
+  config.set_name(c.kind);
+  config.lr = 0.01;
+  config.weight_decay = c.decay;
+  if (auto* momentum = std::get_if<MomentumOptimizer>(&config.keys)) momentum->nesterov = c.nesterov;
+  return config;
+}
+
+// Two groups (the second at half the rate, as optimizer.lr_scale makes
+// them) of a float32 matrix, a bias and a parameter that gets no gradient.
+struct Problem {
+  std::vector<torch::Tensor> params;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  explicit Problem(const Case& c) {
+    torch::manual_seed(3);
+    params = {torch::randn({6, 5}).requires_grad_(), torch::randn({5}).requires_grad_(),
+              torch::randn({4}).requires_grad_()};
+    optimizer = make_optimizer(config_of(c), {{{params[0]}, 1.0}, {{params[1], params[2]}, 0.5}});
+  }
+  // A gradient that changes with the step, none for the third parameter.
+  void gradients(int t) {
+    for (auto& p : params) p.mutable_grad() = torch::Tensor();
+    torch::manual_seed(100 + t);
+    const auto x = torch::randn({8, 6});
+    const auto loss = (torch::tanh(x.matmul(params[0]) + params[1]) - 0.3).pow(2).sum();
+    loss.backward();
+  }
+};
+
+// A schedule's rate at step t, the same for both sides.
+double rate(int t) { return 0.01 * (1.0 + std::cos(t * 0.1)) / 2 + 1e-4; }
+
+void require_close(const Problem& a, const Problem& b, const std::string& where) {
+  for (size_t i = 0; i < a.params.size(); ++i) {
+    INFO(where << ", parameter " << i);
+    const double difference = (a.params[i] - b.params[i]).abs().max().item<double>();
+    const double scale = a.params[i].abs().max().item<double>();
+    CHECK(difference <= 1e-5 * std::max(1.0, scale));
+  }
+}
+
+const std::vector<Case> kCases = {
+    {OptimizerKind::kSgd},
+    {OptimizerKind::kSgd, false, 0.01},
+    {OptimizerKind::kMomentum},
+    {OptimizerKind::kMomentum, true, 0.01},
+    {OptimizerKind::kAdagrad, false, 0.01},
+    {OptimizerKind::kAdam},
+    {OptimizerKind::kAdam, false, 0.01},
+    {OptimizerKind::kAdamw},
+    {OptimizerKind::kRmsprop, false, 0.01},
+    {OptimizerKind::kNadam},
+    {OptimizerKind::kNadam, false, 0.01},
+};
+
+std::string name_of(const Case& c) {
+  std::ostringstream name;
+  name << to_string(c.kind) << (c.nesterov ? " nesterov" : "") << " weight_decay " << c.decay;
+  return name.str();
+}
+
+}  // namespace
+
+TEST_CASE("the capturable step moves the parameters as the optimizer's own step does, over 50 steps",
+          "[train][optim][cuda_graph]") {
+  for (const Case& c : kCases) {
+    INFO(name_of(c));
+    Problem own(c), capturable(c);
+    REQUIRE(CapturableStep::unsupported(*capturable.optimizer).empty());
+    CapturableStep step(*capturable.optimizer);
+    for (int t = 1; t <= 50; ++t) {
+      own.gradients(t);
+      set_learning_rate(*own.optimizer, rate(t), {1.0, 0.5});
+      own.optimizer->step();
+      capturable.gradients(t);
+      step.set_learning_rates({rate(t), rate(t) * 0.5});
+      step.step();
+    }
+    require_close(own, capturable, "after 50 steps");
+    // The parameter without a gradient is untouched on both sides.
+    CHECK(torch::equal(own.params[2], capturable.params[2]));
+  }
+}
+
+TEST_CASE("after store_state the optimizer's own step takes over where the capturable one left off",
+          "[train][optim][cuda_graph]") {
+  for (const Case& c : kCases) {
+    INFO(name_of(c));
+    Problem own(c), mixed(c);
+    // Some steps by the optimizer first (a graph's eager warm-up), then the
+    // capturable step, then the optimizer again after store_state (a
+    // checkpoint saved and resumed eagerly).
+    CapturableStep step(*mixed.optimizer);
+    for (int t = 1; t <= 30; ++t) {
+      own.gradients(t);
+      set_learning_rate(*own.optimizer, rate(t), {1.0, 0.5});
+      own.optimizer->step();
+      mixed.gradients(t);
+      if (t > 10 && t <= 20) {
+        step.set_learning_rates({rate(t), rate(t) * 0.5});
+        step.step();
+      } else {
+        if (t == 21) step.store_state();
+        set_learning_rate(*mixed.optimizer, rate(t), {1.0, 0.5});
+        mixed.optimizer->step();
+      }
+    }
+    require_close(own, mixed, "after 30 steps");
+  }
+}
+
+TEST_CASE("the capturable step names what it cannot take", "[train][optim][cuda_graph]") {
+  auto p = torch::ones({3}, torch::requires_grad());
+  torch::optim::RMSprop centered({p}, torch::optim::RMSpropOptions(0.01).centered(true));
+  CHECK(CapturableStep::unsupported(centered) == "RMSprop with momentum or centered");
+  torch::optim::Adam amsgrad({p}, torch::optim::AdamOptions(0.01).amsgrad(true));
+  CHECK(CapturableStep::unsupported(amsgrad) == "Adam with AMSGrad");
+  torch::optim::LBFGS lbfgs({p}, torch::optim::LBFGSOptions(1));
+  CHECK(CapturableStep::unsupported(lbfgs) == "an optimizer without a device-side step");
+}
