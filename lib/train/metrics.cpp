@@ -23,13 +23,22 @@ MetricAccumulator::MetricAccumulator(const LossConfig& loss, const std::vector<s
 }
 
 void MetricAccumulator::reset() {
-  sums_ = torch::zeros({static_cast<int64_t>(metrics_.size()) + 1 + classes_ * classes_}, torch::kFloat64);
+  // Zeroed where they are: a captured step (train.cuda_graph) adds into
+  // this very tensor at every replay.
+  if (sums_.defined() && !sums_.is_cpu()) sums_.zero_();
+  else sums_ = torch::zeros({static_cast<int64_t>(metrics_.size()) + 1 + classes_ * classes_}, torch::kFloat64);
   samples_ = 0;
   snapshot_ = DeferredRead();
   running_.clear();
 }
 
 void MetricAccumulator::add(const torch::Tensor& batch_loss, const torch::Tensor& output, const torch::Tensor& labels) {
+  add_sums(batch_loss, output, labels);
+  add_samples(labels.size(0));
+}
+
+void MetricAccumulator::add_sums(const torch::Tensor& batch_loss, const torch::Tensor& output,
+                                 const torch::Tensor& labels) {
   torch::NoGradGuard no_grad;
   const int64_t count = labels.size(0);
   std::vector<torch::Tensor> parts{batch_loss.detach().to(torch::kFloat64) * static_cast<double>(count)};
@@ -71,14 +80,16 @@ void MetricAccumulator::add(const torch::Tensor& batch_loss, const torch::Tensor
   }
   auto batch_sums = torch::stack(parts);
   if (classes_ > 0) {
-    // One count per (true class, predicted class) pair, on the device.
+    // One count per (true class, predicted class) pair, on the device; not
+    // bincount, whose CUDA kernel reads the largest pair on the host.
     const auto pairs = labels.to(torch::kLong) * classes_ + predicted.argmax(1);
-    batch_sums = torch::cat({batch_sums, torch::bincount(pairs, {}, classes_ * classes_).to(torch::kFloat64)});
+    const auto counts = torch::zeros({classes_ * classes_}, batch_sums.options())
+                            .index_add_(0, pairs, torch::ones(pairs.sizes(), batch_sums.options()));
+    batch_sums = torch::cat({batch_sums, counts});
   }
   // The sums live where the batches are: no host sync per step on a GPU.
   if (sums_.device() != batch_loss.device()) sums_ = sums_.to(batch_loss.device());
   sums_ += batch_sums.to(sums_.device());
-  samples_ += count;
 }
 
 std::vector<MetricValue> MetricAccumulator::results() const { return results_of(sums_.cpu(), samples_); }
@@ -142,7 +153,10 @@ torch::Tensor MetricAccumulator::state() const {
 }
 
 void MetricAccumulator::load_state(const torch::Tensor& state) {
-  sums_ = state.narrow(0, 0, state.size(0) - 1).clone();
+  const torch::Tensor sums = state.narrow(0, 0, state.size(0) - 1);
+  // In place where they are (see reset()).
+  if (sums_.defined() && sums_.sizes() == sums.sizes()) sums_.copy_(sums);
+  else sums_ = sums.clone();
   samples_ = static_cast<int64_t>(state[state.size(0) - 1].item<double>());
 }
 

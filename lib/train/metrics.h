@@ -29,6 +29,10 @@ class MetricAccumulator {
   void reset();
   // `batch_loss` is the batch mean; `output` the network's raw output.
   void add(const torch::Tensor& batch_loss, const torch::Tensor& output, const torch::Tensor& labels);
+  // add() in its two halves: the device's sums (what a CUDA graph captures)
+  // and the host's sample count (what each replay adds).
+  void add_sums(const torch::Tensor& batch_loss, const torch::Tensor& output, const torch::Tensor& labels);
+  void add_samples(int64_t count) { samples_ += count; }
   int64_t samples() const { return samples_; }
   // Loss first, then the configured metrics, in order.
   std::vector<MetricValue> results() const;
