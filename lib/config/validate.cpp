@@ -102,6 +102,10 @@ void validate_devices(const ExperimentConfig& config, ReadContext& context) {
                     "devices: cpu and gpu entries cannot be mixed; every rank trains on the same kind of device");
   if (std::count(entries.begin(), entries.end(), "gpu:all") > 0 && entries.size() > 1)
     context.problem(context.location_of("devices"), "devices: gpu:all stands alone (it means every visible GPU)");
+  if (config.train.cuda_graph == CudaGraphMode::kOn && cpus > 0)
+    context.problem(context.location_of_any({"train.cuda_graph", "devices"}),
+                    "train.cuda_graph: on captures the step on a GPU, and devices: " + join(entries, ",") +
+                        " has none; use auto (eager on CPUs) or a gpu device");
   // Each rank would search on its own device and might find another number.
   if (config.train.batch_size.automatic && (entries.size() > 1 || entries.front() == "gpu:all"))
     context.problem(context.location_of_any({"train.batch_size", "devices"}),

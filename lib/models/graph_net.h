@@ -41,6 +41,7 @@ class GraphNetImpl : public torch::nn::Module {
   // token input (token 0 is padding) at every forward once enabled.
   const std::shared_ptr<SequenceMask>& sequence_mask() const { return mask_; }
   void enable_mask() { masks_ = true; }
+  bool masks() const { return masks_; }
 
  private:
   static torch::Tensor merge(const GraphNode& node, const std::vector<torch::Tensor>& inputs);

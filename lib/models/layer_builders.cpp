@@ -386,6 +386,7 @@ void GraphBuilder::build(const RescalingLayer& layer) {
 }
 
 void GraphBuilder::build(const TorchScriptLayer& layer) {
+  model_.scripted = true;
   push(ScriptedModule(layer.path, current_.path + ".path"));
 }
 

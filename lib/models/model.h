@@ -34,6 +34,8 @@ struct Model {
   // faster on CPU that way (scripts/bench/epoch_bench.sh). Shapes reported
   // and checkpoints are unaffected: only the memory layout differs.
   bool channels_last = false;
+  // A torchscript layer: code trainer cannot see into (a CUDA graph may not capture it).
+  bool scripted = false;
   std::vector<LayerSummary> summary;
   std::vector<WeightPenalty> penalties;
   // Each module of `net` ("l3_1") -> the layer, by its summary name, it belongs to ("conv2d_1").

@@ -29,6 +29,7 @@ std::string format_epoch_record(const EpochRecord& record, const std::string& cl
   if (!record.valid.empty()) line += "," + pairs(record.valid, "Valid ");
   if (record.loss_scale > 0)
     line += ",Loss Scale:" + format_double9(record.loss_scale) + ",Skipped Steps:" + std::to_string(record.skipped_steps);
+  if (record.graphed) line += ",Graphed Steps:" + std::to_string(record.graphed_steps);
   return std::string(80, '=') + clock + "\n" + line + "\n\n";
 }
 
@@ -79,6 +80,7 @@ std::string format_metrics_json(const EpochRecord& record) {
     json["loss_scale"] = json_number(record.loss_scale);
     json["skipped_steps"] = record.skipped_steps;
   }
+  if (record.graphed) json["graphed_steps"] = record.graphed_steps;
   if (record.monitored) {
     json["improved"] = record.improved;
     json["best_epoch"] = record.best_epoch;

@@ -40,6 +40,10 @@ struct EpochRecord {
   // optimizer steps skipped in it (inf/NaN gradients). 0: no loss scaling.
   double loss_scale = 0;
   int64_t skipped_steps = 0;
+  // train.cuda_graph runs that capture: the steps of this epoch that replayed
+  // the captured step (the others ran eagerly: warm-up, shorter batches).
+  bool graphed = false;
+  int64_t graphed_steps = 0;
   // Where the training steps' time went, summed over the epoch: measured on
   // `timed_steps` of the `steps` and scaled to all of them (0: not timed).
   StepTimes step_times;

@@ -51,6 +51,15 @@ template <> struct EnumTable<DataPlacement> {
       {DataPlacement::kAuto, "auto"}, {DataPlacement::kDevice, "true"}, {DataPlacement::kHost, "false"}};
 };
 
+// train.cuda_graph: capture the training step as a CUDA graph where the run
+// allows it (auto), always (on: a prevented capture is a config error), or
+// never (off).
+enum class CudaGraphMode { kAuto, kOn, kOff };
+template <> struct EnumTable<CudaGraphMode> {
+  static constexpr EnumName<CudaGraphMode> entries[] = {
+      {CudaGraphMode::kAuto, "auto"}, {CudaGraphMode::kOn, "on"}, {CudaGraphMode::kOff, "off"}};
+};
+
 // Images brought to data.images.size: stretched (Keras's default), or
 // centre-cropped to its aspect ratio first (Keras's crop_to_aspect_ratio).
 enum class ResizeMode { kStretch, kCrop };

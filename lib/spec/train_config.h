@@ -72,6 +72,7 @@ struct TrainConfig {
   int64_t keep_checkpoints = 3;
   RequeueSignal requeue_signal = RequeueSignal::kUsr1;
   int64_t check_finite_every = 10;
+  CudaGraphMode cuda_graph = CudaGraphMode::kAuto;
   ProfileConfig profile;
   std::string monitor = "val_loss";
   MonitorMode mode = MonitorMode::kAuto;
@@ -114,6 +115,11 @@ struct TrainConfig {
     v("check_finite_every", check_finite_every,
       "Check the training loss for NaN or infinity every N steps (a host sync each time on a GPU); a diverged "
       "run stops within N steps and saves no checkpoint.", at_least(1));
+    v("cuda_graph", cuda_graph,
+      "GPU runs: after 3 eager warm-up steps, capture one training step (forward, loss, backward, clipping, "
+      "optimizer, metric sums) as a CUDA graph and replay it for every full batch, one launch instead of hundreds; "
+      "auto: where the run allows it (the log says what prevented it otherwise), on: a prevented capture is a "
+      "config error, off: eager steps.");
     v("profile", profile, "A profile of a few training steps: {epoch: E, steps: N}.");
     v("monitor", monitor, "The epoch figure that decides which epoch is best: loss, a metric (accuracy, mse, ...), or "
       "either with val_ (the validation set's). checkpoints/best.pt holds the best epoch's weights and state.",
@@ -129,7 +135,8 @@ struct TrainConfig {
   }
   // Left out of a run's config.yaml while unused, as before they existed.
   bool is_quiet_default(const std::string& key) const {
-    return (key == "accumulate" && accumulate == 1) || (key == "ema" && !ema.on() && ema.evaluate);
+    return (key == "accumulate" && accumulate == 1) || (key == "ema" && !ema.on() && ema.evaluate) ||
+           (key == "cuda_graph" && cuda_graph == CudaGraphMode::kAuto);
   }
 };
 

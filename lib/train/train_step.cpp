@@ -6,6 +6,8 @@
 #include "optim/optimizer_factory.h"
 #include "train/loss.h"
 #include "train/parameter_groups.h"
+#include "util/error.h"
+#include "util/logging.h"
 
 namespace trainer {
 namespace {
@@ -51,12 +53,80 @@ StepOutcome TrainStep::run(const Batch& batch, double lr, double share, bool sto
   return run_group({&batch}, lr, share, stop_vote, extras);
 }
 
+void TrainStep::enable_graph(int64_t full_batch) {
+  graphed_ = std::make_unique<GraphedStep>(optimizer_, device_, full_batch);
+}
+
+TrainStep::Forward TrainStep::forward(const torch::Tensor& inputs, const torch::Tensor& labels) {
+  RECORD_USER_SCOPE("trainer/forward");
+  Forward result;
+  result.output = precision_.forward(model_, inputs);
+  result.loss = compute_loss(config_.loss, result.output, labels, model_.final_softmax, class_weights_);
+  if (const auto penalty = weight_penalty(model_); penalty.defined()) result.loss = result.loss + penalty;
+  return result;
+}
+
+void TrainStep::backward(const Forward& forward, double weight) {
+  RECORD_USER_SCOPE("trainer/backward");
+  precision_.backward(weight == 1.0 ? forward.loss : forward.loss * weight);
+}
+
+void TrainStep::update() {
+  if (config_.optimizer.clip_norm > 0) clip_gradient_norm(model_.trainable_parameters(), config_.optimizer.clip_norm);
+  if (graphed_) graphed_->optimizer().step();
+  else optimizer_.step();
+}
+
+std::optional<StepOutcome> TrainStep::replay(const Batch& batch, bool stop_vote, const StepExtras& extras) {
+  const auto phase_done = [&](StepPhase phase) {
+    if (extras.timer) extras.timer->end(phase);
+  };
+  phase_done(StepPhase::kData);
+  const bool capturing = !graphed_->captured();
+  try {
+    // One launch: a replayed step's whole compute is timed as its forward phase.
+    RECORD_USER_SCOPE("trainer/graph_replay");
+    graphed_->replay(batch, extras.meters, [&](const torch::Tensor& inputs, const torch::Tensor& labels) {
+      // Dropped, not zeroed: the captured backward writes the gradients.
+      model_.net->zero_grad(/*set_to_none=*/true);
+      const Forward result = forward(inputs, labels);
+      backward(result, 1.0);
+      if (extras.meters) extras.meters->add_sums(result.loss, result.output, labels);
+      update();
+    });
+  } catch (const std::runtime_error& error) {
+    if (!capturing) throw;
+    if (config_.train.cuda_graph == CudaGraphMode::kOn)
+      throw ConfigError({std::string("train.cuda_graph: on, but the training step could not be captured: ") +
+                         error.what() + "; use auto to train with eager steps"});
+    log().warn("cuda_graph: the training step could not be captured ({}); eager steps from here", error.what());
+    graphed_->give_up();
+    return std::nullopt;
+  }
+  phase_done(StepPhase::kForward);
+  StepOutcome outcome;
+  outcome.stepped = true;
+  outcome.stop = stop_vote;
+  return outcome;
+}
+
 StepOutcome TrainStep::run_group(const std::vector<const Batch*>& group, double lr, double share, bool stop_vote,
                                  const StepExtras& extras) {
   const auto phase_done = [&](StepPhase phase) {
     if (extras.timer) extras.timer->end(phase);
   };
-  set_learning_rate(optimizer_, lr, lr_scales_);
+  if (graphed_) {
+    // The rates go to the device scalars the captured optimizer reads.
+    std::vector<double> rates;
+    for (size_t i = 0; i < optimizer_.param_groups().size(); ++i)
+      rates.push_back(i < lr_scales_.size() ? lr * lr_scales_[i] : lr);
+    graphed_->optimizer().set_learning_rates(rates);
+    if (group.size() == 1 && !reducer_ && graphed_->replays(*group[0], extras.meters))
+      if (const auto outcome = replay(*group[0], stop_vote, extras)) return *outcome;
+    graphed_->count_eager();
+  } else {
+    set_learning_rate(optimizer_, lr, lr_scales_);
+  }
   // Dropping the gradients (instead of zeroing them) lets backward write
   // them directly: no memset, no accumulate.
   model_.net->zero_grad(/*set_to_none=*/true);
@@ -70,26 +140,17 @@ StepOutcome TrainStep::run_group(const std::vector<const Batch*>& group, double 
     // Each phase is also a named range in a profile (train.profile); the
     // ranges cost nothing when no profile is being taken.
     if (batch.size() == 0) continue;
-    torch::Tensor inputs, labels, output, loss;
+    torch::Tensor inputs, labels;
     {
       RECORD_USER_SCOPE("trainer/to_device");
       inputs = batch.inputs.to(device_);
       labels = batch.labels.to(device_);
     }
     phase_done(StepPhase::kData);
-    {
-      RECORD_USER_SCOPE("trainer/forward");
-      output = precision_.forward(model_, inputs);
-      loss = compute_loss(config_.loss, output, labels, model_.final_softmax, class_weights_);
-      if (const auto penalty = weight_penalty(model_); penalty.defined()) loss = loss + penalty;
-    }
+    const Forward result = forward(inputs, labels);
     phase_done(StepPhase::kForward);
-    {
-      RECORD_USER_SCOPE("trainer/backward");
-      const double weight = static_cast<double>(batch.size()) / static_cast<double>(samples);
-      precision_.backward(group.size() == 1 ? loss : loss * weight);
-    }
-    if (extras.meters) extras.meters->add(loss, output, labels);
+    backward(result, group.size() == 1 ? 1.0 : static_cast<double>(batch.size()) / static_cast<double>(samples));
+    if (extras.meters) extras.meters->add(result.loss, result.output, labels);
   }
   if (reducer_) {
     phase_done(StepPhase::kBackward);
@@ -107,11 +168,7 @@ StepOutcome TrainStep::run_group(const std::vector<const Batch*>& group, double 
     RECORD_USER_SCOPE("trainer/optimizer");
     // Every rank holds the same averaged gradients, so all skip together.
     outcome.stepped = precision_.unscale_and_check(model_.trainable_parameters());
-    if (outcome.stepped) {
-      if (config_.optimizer.clip_norm > 0)
-        clip_gradient_norm(model_.trainable_parameters(), config_.optimizer.clip_norm);
-      optimizer_.step();
-    }
+    if (outcome.stepped) update();
   }
   phase_done(StepPhase::kOptimizer);
   outcome.stop = (reducer_ ? reducer_->control_sum() : (stop_vote ? 1.0f : 0.0f)) > 0;

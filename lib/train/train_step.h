@@ -6,6 +6,8 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "distributed/gradient_reducer.h"
@@ -13,6 +15,7 @@
 #include "models/model.h"
 #include "runs/step_times.h"
 #include "spec/experiment_config.h"
+#include "train/graphed_step.h"
 #include "train/metrics.h"
 #include "train/mixed_precision.h"
 #include "util/stopwatch.h"
@@ -72,8 +75,32 @@ class TrainStep {
   void set_class_weights(const torch::Tensor& weights) {
     class_weights_ = weights.defined() ? weights.to(device_) : weights;
   }
+  // train.cuda_graph, once cuda_graph_plan allowed it: every step from now
+  // on steps the optimizer through CapturableStep, and full batches of
+  // `full_batch` samples replay one captured step after the warm-up.
+  void enable_graph(int64_t full_batch);
+  // Null unless enable_graph was called.
+  const GraphedStep* graphed() const { return graphed_.get(); }
+  // Before the optimizer's state is saved: the device step counts into it.
+  void store_optimizer_state() {
+    if (graphed_) graphed_->optimizer().store_state();
+  }
 
  private:
+  struct Forward {
+    torch::Tensor output, loss;
+  };
+  // The output and loss (with weight penalties) of a batch on the device.
+  Forward forward(const torch::Tensor& inputs, const torch::Tensor& labels);
+  // Backward of the loss times `weight` (its share of an accumulated step).
+  void backward(const Forward& forward, double weight);
+  // Clipping and the optimizer's update.
+  void update();
+  // A full batch through the captured step (captured first when it is the
+  // first); nullopt when the capture failed under auto (then logged, and the
+  // step is the caller's to take eagerly).
+  std::optional<StepOutcome> replay(const Batch& batch, bool stop_vote, const StepExtras& extras);
+
   const ExperimentConfig& config_;
   Model& model_;
   torch::optim::Optimizer& optimizer_;
@@ -82,6 +109,7 @@ class TrainStep {
   GradientReducer* reducer_;
   torch::Tensor class_weights_;
   std::vector<double> lr_scales_;  // optimizer.lr_scale: each parameter group's factor
+  std::unique_ptr<GraphedStep> graphed_;
 };
 
 }  // namespace trainer

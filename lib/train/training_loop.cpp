@@ -102,10 +102,28 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
       log().info("loss: class weights {}{}", join(shown, ", "), config.loss.class_weights.balanced ? " (balanced)" : "");
     }
   }
+  plan_graph();
   if (device_.is_cuda()) {
     gpu_monitor_ = std::make_unique<GpuMonitor>("libnvidia-ml.so.1", gpu_pci_bus_id(device_.index()), device_.index());
     if (!gpu_monitor_->available()) log().info("GPU utilisation not sampled: {}", gpu_monitor_->why());
   }
+}
+
+void TrainingLoop::plan_graph() {
+  const CaptureFacts facts =
+      capture_facts(config_, experiment_.model, *optimizer_, precision_, device_, cluster_.distributed());
+  const CapturePlan plan = plan_cuda_graph(config_, facts);
+  if (plan.capture) {
+    step_->enable_graph(config_.train.batch_size.value);
+    log().info("cuda_graph: full batches replay one captured training step after {} eager warm-up steps; "
+               "shorter batches step eagerly", kGraphWarmupSteps);
+    return;
+  }
+  if (config_.train.cuda_graph == CudaGraphMode::kOn)
+    throw ConfigError({"train.cuda_graph: on, but this run cannot capture its step: " + plan.reason +
+                       "; use auto to train with eager steps"});
+  if (facts.gpu && config_.train.cuda_graph == CudaGraphMode::kAuto)
+    log().info("cuda_graph: eager steps: {}", plan.reason);
 }
 
 RunSummary TrainingLoop::run() {
@@ -256,6 +274,7 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
     state_.step_in_epoch = 0;
   }
   const int64_t first_step = step;
+  const int64_t replayed_before = step_->graphed() ? step_->graphed()->replayed_steps() : 0;
   // A verdict still in flight belongs to the last epoch, whose end checked its loss.
   if (divergence_check_.pending()) divergence_check_.take();
   monitor_.start_epoch(meters_);
@@ -325,6 +344,10 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
   flush_step_point();
   profiler_.end_epoch();
   monitor_.fill(record, step - first_step);
+  if (const GraphedStep* graphed = step_->graphed()) {
+    record.graphed = true;
+    record.graphed_steps = graphed->replayed_steps() - replayed_before;
+  }
   return loader.wait_seconds();
 }
 

@@ -51,6 +51,9 @@ class TrainingLoop {
   EpochRecord run_epoch(int64_t epoch);
   // Returns the seconds spent waiting for data.
   double train_steps(int64_t epoch, EpochRecord& record);
+  // train.cuda_graph: whether the steps are captured, logged; a prevented
+  // `on` is a config error.
+  void plan_graph();
   void sum_over_ranks(MetricAccumulator& meters);
   void report_step(int64_t epoch, double lr);
   // The per-step point still waiting for its loss on a GPU, to the observers.

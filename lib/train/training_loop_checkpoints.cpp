@@ -51,6 +51,8 @@ std::string TrainingLoop::save(int64_t epochs_done, int64_t step_in_epoch, const
   Stopwatch clock;
   TrainingState state = state_;
   state.optimizer = to_string(config_.optimizer.name());
+  // A graphed run's step counts live on the device until now.
+  step_->store_optimizer_state();
   if (const LossScaler* scaler = precision_.scaler()) state.loss_scaler = scaler->state();
   if (device_.is_cuda()) state.rng_gpu = gpu_rng_state(device_.index());
   if (average_) state.weight_average = average_->state();

@@ -1,6 +1,5 @@
-// GPU training end to end: the real binary on the visible GPUs. Every test
-// skips, saying so, where `trainer devices` lists no GPU (this development
-// machine); scripts/gpu-check.sh runs them on a GPU machine.
+// GPU training end to end: the real binary on the visible GPUs (each test
+// skips without them: gpu_runs.h).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -11,28 +10,12 @@
 #include "cli_runner.h"
 #include "epoch_records.h"
 #include "experiment_files.h"
+#include "gpu_runs.h"
 
 using namespace trainer::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-// How many GPUs the trainer binary sees.
-int visible_gpus(const std::string& dir) {
-  const auto json = run_trainer({"devices", "--json"}, dir).out;
-  int count = 0;
-  for (size_t at = json.find("\"compute_capability\""); at != std::string::npos;
-       at = json.find("\"compute_capability\"", at + 1))
-    ++count;
-  return count;
-}
-
-bool skip_without_gpus(const std::string& dir, int needed) {
-  const int gpus = visible_gpus(dir);
-  if (gpus >= needed) return false;
-  WARN("SKIPPED: needs " << needed << " visible GPU(s), " << gpus << " here");
-  return true;
-}
 
 std::string gpu_experiment(const std::string& dir, const std::string& devices, const std::string& extra = "",
                            int64_t units = 4096) {

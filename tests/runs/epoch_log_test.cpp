@@ -51,6 +51,16 @@ TEST_CASE("epoch records follow the documented format", "[train][log]") {
     record.valid.clear();
     CHECK(std::regex_match(format_epoch_record(record, "01:02:03"), grammar));
   }
+  SECTION("loss scaling's and a graphed run's fields end the record and parse") {
+    record.loss_scale = 32768;
+    record.skipped_steps = 2;
+    record.graphed = true;
+    record.graphed_steps = 12;
+    const std::string line = format_epoch_record(record, "01:02:03");
+    CHECK_THAT(line, Catch::EndsWith(",Loss Scale:32768,Skipped Steps:2,Graphed Steps:12\n\n"));
+    CHECK(std::regex_match(line, grammar));
+    CHECK_THAT(format_metrics_json(record), Catch::Contains("\"graphed_steps\":12"));
+  }
   SECTION("a malformed record does not parse") {
     CHECK_FALSE(std::regex_match(std::string(79, '=') + "17:13:26\nEpoch=1,Loss:1\n\n", grammar));
     CHECK_FALSE(std::regex_match(std::string(80, '=') + "17:13:26\nEpoch=1;Loss:1\n\n", grammar));

@@ -3,6 +3,7 @@
 #include "config/config_loader.h"
 #include "optim/optimizer_factory.h"
 #include "train/train_step.h"
+#include "util/error.h"
 
 using namespace trainer;
 
@@ -122,4 +123,67 @@ TEST_CASE("kernel_regularizer adds its penalty to the loss the step minimises an
   CHECK(torch::allclose(extra.detach(), 0.1 * (0.25 * before.sign() + 2 * 0.5 * before), 1e-4, 1e-6));
   CHECK(torch::allclose(plain.model.net->named_parameters()["l0_0.bias"],
                         penalised.model.net->named_parameters()["l0_0.bias"]));
+}
+
+TEST_CASE("a step of a graphed run, taken eagerly, moves the weights as an ordinary step and counts its samples",
+          "[train][step][cuda_graph]") {
+  for (const std::string optimizer :
+       {"{name: adam, lr: 0.01, clip_norm: 0.5}", "{name: adam, lr: 0.01}", "{name: sgd, lr: 0.01, clip_norm: 0.5}", "{name: nadam, lr: 0.01}", "{name: momentum, lr: 0.1}"}) {
+    INFO(optimizer);
+    // The fixture draws its weights before seeding: seeded here, both start alike.
+    torch::manual_seed(1);
+    StepFixture plain(optimizer);
+    torch::manual_seed(1);
+    StepFixture graphed(optimizer);
+    // A full batch of 64 never comes: every step is one of the eager ones
+    // (warm-up, shorter batches) that share the captured step's optimizer.
+    graphed.step.enable_graph(64);
+    REQUIRE(graphed.step.graphed() != nullptr);
+    MetricAccumulator plain_meters(plain.config.loss, {"accuracy"}, true);
+    MetricAccumulator graphed_meters(graphed.config.loss, {"accuracy"}, true);
+    for (int t = 1; t <= 10; ++t) {
+      const double lr = 0.01 * t;
+      StepExtras plain_extras, graphed_extras;
+      plain_extras.meters = &plain_meters;
+      graphed_extras.meters = &graphed_meters;
+      plain.step.run(plain.batch, lr, 1.0, false, plain_extras);
+      graphed.step.run(graphed.batch, lr, 1.0, false, graphed_extras);
+    }
+    const auto a = plain.model.net->parameters(), b = graphed.model.net->parameters();
+    for (size_t i = 0; i < a.size(); ++i) CHECK(torch::allclose(a[i], b[i], 1e-5, 1e-6));
+    CHECK(graphed.step.graphed()->eager_steps() == 10);
+    CHECK(graphed.step.graphed()->replayed_steps() == 0);
+    CHECK(graphed_meters.samples() == 160);
+    CHECK(graphed_meters.loss_sum() == Approx(plain_meters.loss_sum()).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("a capture that fails leaves a graphed run's steps eager under auto and is a config error under on",
+          "[train][step][cuda_graph]") {
+  // This build's graphs cannot capture (no CUDA, or the CPU): the same path
+  // as a step CUDA refuses to capture.
+  torch::manual_seed(1);
+  StepFixture plain("{name: adam, lr: 0.01}");
+  torch::manual_seed(1);
+  StepFixture graphed("{name: adam, lr: 0.01}");
+  graphed.step.enable_graph(16);
+  for (int t = 1; t <= 6; ++t) {
+    plain.step.run(plain.batch, 0.01);
+    graphed.step.run(graphed.batch, 0.01);
+  }
+  const auto a = plain.model.net->parameters(), b = graphed.model.net->parameters();
+  for (size_t i = 0; i < a.size(); ++i) CHECK(torch::allclose(a[i], b[i], 1e-5, 1e-6));
+  CHECK(graphed.step.graphed()->eager_steps() == 6);
+  CHECK_FALSE(graphed.step.graphed()->captured());
+
+  StepFixture strict("{name: adam, lr: 0.01}");
+  strict.config.train.cuda_graph = CudaGraphMode::kOn;
+  strict.step.enable_graph(16);
+  for (int t = 1; t <= 3; ++t) strict.step.run(strict.batch, 0.01);
+  try {
+    strict.step.run(strict.batch, 0.01);
+    FAIL("the failed capture was not an error");
+  } catch (const ConfigError& error) {
+    CHECK_THAT(error.what(), Catch::Contains("train.cuda_graph: on, but the training step could not be captured"));
+  }
 }

@@ -1,0 +1,42 @@
+#include "train/graphed_step.h"
+
+namespace trainer {
+
+CaptureFacts capture_facts(const ExperimentConfig& config, const Model& model, const torch::optim::Optimizer& optimizer,
+                           const MixedPrecision& precision, const torch::Device& device, bool data_parallel) {
+  CaptureFacts facts;
+  facts.gpu = device.is_cuda();
+  facts.data_parallel = data_parallel;
+  facts.loss_scaling = precision.scaler() != nullptr;
+  facts.masked_sequences = model.net->masks();
+  facts.scripted = model.scripted || config.loss.name == LossKind::kTorchScript;
+  facts.optimizer = CapturableStep::unsupported(optimizer);
+  return facts;
+}
+
+GraphedStep::GraphedStep(torch::optim::Optimizer& optimizer, const torch::Device& device, int64_t full_batch,
+                         int64_t warmup_steps)
+    : optimizer_(optimizer), device_(device), full_batch_(full_batch), warmup_steps_(warmup_steps) {}
+
+bool GraphedStep::replays(const Batch& batch, const MetricAccumulator* meters) const {
+  if (failed_ || eager_steps_ < warmup_steps_ || batch.size() != full_batch_) return false;
+  return !captured() || meters == captured_meters_;
+}
+
+void GraphedStep::replay(const Batch& batch, MetricAccumulator* meters, const Body& body) {
+  if (!captured()) {
+    // The buffers are made before the capture, outside the graph's pool.
+    inputs_ = batch.inputs.to(device_).clone();
+    labels_ = batch.labels.to(device_).clone();
+    captured_meters_ = meters;
+    graph_.capture(device_.index(), [&] { body(inputs_, labels_); });
+  } else {
+    inputs_.copy_(batch.inputs, /*non_blocking=*/true);
+    labels_.copy_(batch.labels, /*non_blocking=*/true);
+  }
+  graph_.replay();
+  if (meters) meters->add_samples(batch.size());
+  ++replayed_steps_;
+}
+
+}  // namespace trainer

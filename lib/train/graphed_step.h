@@ -1,0 +1,72 @@
+#pragma once
+// train.cuda_graph: the training step captured once as a CUDA graph and
+// replayed for every full batch. Each batch is copied into static input
+// buffers that the captured forward pass reads; the optimizer steps through
+// CapturableStep (step counts and rates on the device) at every step of
+// such a run, eager or replayed, so that a resumed run computes exactly
+// what an uninterrupted one does. The first `warmup_steps` steps run eagerly
+// (cuDNN picks its algorithms, the optimizer state is made, the allocator
+// settles), and so does every batch of another size (an epoch's last).
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+
+#include "device/cuda_graph.h"
+#include "feed/batch_loader.h"
+#include "optim/capturable_step.h"
+#include "models/model.h"
+#include "train/cuda_graph_plan.h"
+#include "train/metrics.h"
+#include "train/mixed_precision.h"
+
+namespace trainer {
+
+// Eager steps before the capture: cuDNN's algorithm search, the optimizer's
+// state and the allocator settle first, as torch.cuda.graph's users do.
+inline constexpr int64_t kGraphWarmupSteps = 3;
+
+// The facts cuda_graph_plan decides on, asked of a run's parts.
+CaptureFacts capture_facts(const ExperimentConfig& config, const Model& model, const torch::optim::Optimizer& optimizer,
+                           const MixedPrecision& precision, const torch::Device& device, bool data_parallel);
+
+class GraphedStep {
+ public:
+  // What a captured step does with the static inputs and labels: forward,
+  // loss, backward, the metric sums, clipping and the optimizer step.
+  using Body = std::function<void(const torch::Tensor& inputs, const torch::Tensor& labels)>;
+
+  GraphedStep(torch::optim::Optimizer& optimizer, const torch::Device& device, int64_t full_batch,
+              int64_t warmup_steps = kGraphWarmupSteps);
+
+  CapturableStep& optimizer() { return optimizer_; }
+  // Whether `batch` replays the graph (after the warm-up, a full batch, the
+  // same accumulator the capture added into, no failed capture); otherwise
+  // the caller steps eagerly and calls count_eager().
+  bool replays(const Batch& batch, const MetricAccumulator* meters) const;
+  // After a capture failed: eager steps from now on. Nothing of the failed
+  // step ran (a capture records, it does not run), so it can run eagerly.
+  void give_up() { failed_ = true; }
+  void count_eager() { ++eager_steps_; }
+  // Copies `batch` into the static buffers and replays the step, capturing
+  // `body` first when nothing is captured yet. Throws std::runtime_error
+  // with CUDA's reason when the step cannot be captured.
+  void replay(const Batch& batch, MetricAccumulator* meters, const Body& body);
+
+  bool captured() const { return graph_.captured(); }
+  int64_t replayed_steps() const { return replayed_steps_; }
+  int64_t eager_steps() const { return eager_steps_; }
+
+ private:
+  CapturableStep optimizer_;
+  torch::Device device_;
+  int64_t full_batch_;
+  int64_t warmup_steps_;
+  int64_t eager_steps_ = 0, replayed_steps_ = 0;
+  CudaGraph graph_;
+  torch::Tensor inputs_, labels_;  // the static buffers the graph reads
+  const MetricAccumulator* captured_meters_ = nullptr;
+  bool failed_ = false;
+};
+
+}  // namespace trainer

@@ -1,0 +1,148 @@
+// train.cuda_graph end to end: a captured step against eager steps on a GPU
+// (skipped without one: gpu_runs.h), and what is refused, and why.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "epoch_records.h"
+#include "gpu_runs.h"
+
+using namespace trainer::testing;
+
+namespace {
+
+// An MLP with dropout on 500 samples in batches of 32: 15 full batches and
+// one of 20 an epoch. `optimizer` is the YAML of the optimizer: mapping.
+std::string write_graph_experiment(const std::string& dir, const std::string& optimizer,
+                                   const std::string& devices = "gpu:0", const std::string& extra = "") {
+  const std::string path = dir + "/graph.yaml";
+  std::ofstream(path) << R"(experiment: {name: graph, seed: 5}
+data:
+  dataset: synthetic
+  synthetic: {train_samples: 500, valid_samples: 96, shape: [24], classes: 5}
+model:
+  layers:
+    - {type: dense, units: 64, activation: relu}
+    - {type: dropout, rate: 0.2}
+    - {type: dense, units: 64, activation: relu}
+    - {type: dense, units: classes}
+loss: {from_logits: true}
+optimizer: )" << optimizer << R"(
+metrics: [accuracy, precision]
+train: {epochs: 4, batch_size: 32}
+devices: )" << devices << R"(
+log: {dir: )" << dir << "/runs}\n"
+                      << extra;
+  return path;
+}
+
+int64_t graphed_steps_of(const std::string& values) {
+  const std::string key = "Graphed Steps:";
+  const size_t at = values.find(key);
+  return at == std::string::npos ? -1 : std::stoll(values.substr(at + key.size()));
+}
+
+}  // namespace
+
+TEST_CASE("train.cuda_graph: on is refused for a run on the CPU, naming the key", "[cli][cuda_graph]") {
+  const std::string dir = fresh_dir("cuda-graph-cpu");
+  const auto result = run_trainer(
+      {"run", write_graph_experiment(dir, "{name: adam, lr: 0.001}", "cpu"), "--set", "train.cuda_graph=on"}, dir);
+  CHECK(result.exit_code == 2);
+  CHECK_THAT(result.err, Catch::Contains("train.cuda_graph: on captures the step on a GPU"));
+}
+
+TEST_CASE("GPU: a graphed run trains as an eager one, with every optimizer, a schedule, clipping and dropout",
+          "[gpu][e2e][cuda_graph]") {
+  const std::string dir = fresh_dir("cuda-graph-optimizers");
+  if (skip_without_gpus(dir, 1)) return;
+  for (const std::string optimizer :
+       {"{name: nadam, lr: 0.002}", "{name: adam, lr: 0.001, weight_decay: 0.01, clip_norm: 0.5}",
+        "{name: adamw, lr: 0.001, schedule: {name: cosine}}", "{name: momentum, lr: 0.01, nesterov: true}",
+        "{name: rmsprop, lr: 0.001}", "{name: sgd, lr: 0.05, schedule: {name: exponential, gamma: 0.5}}",
+        "{name: adagrad, lr: 0.01}"}) {
+    INFO(optimizer);
+    const std::string experiment = write_graph_experiment(dir, optimizer);
+    const auto eager = run_trainer({"run", experiment, "--set", "train.cuda_graph=off", "--run-dir",
+                                    dir + "/runs/eager-" + std::to_string(std::hash<std::string>{}(optimizer))},
+                                   dir);
+    INFO(eager.err);
+    REQUIRE(eager.exit_code == 0);
+    const auto graphed = run_trainer({"run", experiment, "--set", "train.cuda_graph=on", "--run-dir",
+                                      dir + "/runs/graphed-" + std::to_string(std::hash<std::string>{}(optimizer))},
+                                     dir);
+    INFO(graphed.err);
+    REQUIRE(graphed.exit_code == 0);
+    CHECK_THAT(graphed.err, Catch::Contains("cuda_graph: full batches replay one captured training step"));
+    const auto a = parse_records(eager.out), b = parse_records(graphed.out);
+    REQUIRE(a.size() == 4);
+    REQUIRE(b.size() == 4);
+    // The same arithmetic in another order (the captured optimizer's device
+    // scalars): the same losses to float noise, the same dropout masks.
+    for (size_t i = 0; i < a.size(); ++i) CHECK(b[i].loss == Approx(a[i].loss).epsilon(2e-3));
+    CHECK(graphed_steps_of(a[0].values) == -1);
+    // Three eager warm-up steps and the epoch's last, shorter batch.
+    CHECK(graphed_steps_of(b[0].values) == 12);
+    CHECK(graphed_steps_of(b[3].values) == 15);
+  }
+}
+
+TEST_CASE("GPU: a graphed run resumed from a checkpoint gives the uninterrupted run's records",
+          "[gpu][e2e][cuda_graph]") {
+  const std::string dir = fresh_dir("cuda-graph-resume");
+  if (skip_without_gpus(dir, 1)) return;
+  const std::string experiment = write_graph_experiment(dir, "{name: adam, lr: 0.002, schedule: {name: cosine}}");
+  const auto whole = run_trainer({"run", experiment, "--set", "train.cuda_graph=on", "--run-dir", dir + "/runs/whole"},
+                                 dir);
+  INFO(whole.err);
+  REQUIRE(whole.exit_code == 0);
+  const auto part = run_trainer({"run", experiment, "--set", "train.cuda_graph=on", "--set", "train.epochs=2",
+                                 "--run-dir", dir + "/runs/part"},
+                                dir);
+  REQUIRE(part.exit_code == 0);
+  const auto rest = run_trainer({"run", "--resume", dir + "/runs/part", "--set", "train.epochs=4"}, dir);
+  INFO(rest.err);
+  REQUIRE(rest.exit_code == 0);
+  const auto all = parse_records(whole.out), resumed = parse_records(rest.out);
+  REQUIRE(all.size() == 4);
+  REQUIRE(resumed.size() == 2);
+  // The step counts went to the checkpoint and back: the same bias
+  // corrections, the same dropout draws, the same figures to the last digit
+  // but the graphed steps (the resumed run warms up again).
+  const auto figures = [](const std::string& values) { return values.substr(0, values.find(",Graphed Steps:")); };
+  CHECK(figures(resumed[0].values) == figures(all[2].values));
+  CHECK(figures(resumed[1].values) == figures(all[3].values));
+}
+
+TEST_CASE("GPU: what prevents a capture is logged under auto and a config error under on",
+          "[gpu][e2e][cuda_graph]") {
+  const std::string dir = fresh_dir("cuda-graph-refused");
+  if (skip_without_gpus(dir, 1)) return;
+  const std::string experiment = write_graph_experiment(dir, "{name: adam, lr: 0.001}", "gpu:0", "precision: fp16\n");
+  const auto automatic = run_trainer({"run", experiment, "--set", "train.epochs=1"}, dir);
+  INFO(automatic.err);
+  REQUIRE(automatic.exit_code == 0);
+  CHECK_THAT(automatic.err, Catch::Contains("cuda_graph: eager steps: fp16 loss scaling"));
+  const auto on = run_trainer({"run", experiment, "--set", "train.epochs=1", "--set", "train.cuda_graph=on"}, dir);
+  CHECK(on.exit_code == 2);
+  CHECK_THAT(on.err, Catch::Contains("train.cuda_graph: on, but this run cannot capture its step: fp16 loss scaling"));
+}
+
+TEST_CASE("GPU: trainer bench FILE puts the graphed steps beside the eager ones", "[gpu][e2e][cuda_graph][bench]") {
+  const std::string dir = fresh_dir("cuda-graph-bench");
+  if (skip_without_gpus(dir, 1)) return;
+  const auto result =
+      run_trainer({"bench", write_graph_experiment(dir, "{name: nadam, lr: 0.002}"), "--steps", "30"}, dir);
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK_THAT(result.out, Catch::Contains("CUDA graph (train.cuda_graph): steps/s") &&
+                             Catch::Contains("x the eager steps"));
+  const auto json = run_trainer(
+      {"bench", write_graph_experiment(dir, "{name: nadam, lr: 0.002}"), "--steps", "30", "--json"}, dir);
+  REQUIRE(json.exit_code == 0);
+  CHECK(nlohmann::json::parse(json.out)["graphed_steps_per_second"].get<double>() > 0);
+}

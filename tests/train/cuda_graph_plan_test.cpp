@@ -1,0 +1,33 @@
+#include <catch2/catch.hpp>
+
+#include "train/cuda_graph_plan.h"
+
+using namespace trainer;
+
+TEST_CASE("a step is captured on a GPU unless something the host decides is in it", "[train][cuda_graph]") {
+  ExperimentConfig config;
+  CaptureFacts facts;
+  facts.gpu = true;
+  CHECK(plan_cuda_graph(config, facts).capture);
+
+  const auto reason_with = [&](auto change) {
+    ExperimentConfig changed = config;
+    CaptureFacts changed_facts = facts;
+    change(changed, changed_facts);
+    const CapturePlan plan = plan_cuda_graph(changed, changed_facts);
+    CHECK_FALSE(plan.capture);
+    return plan.reason;
+  };
+  CHECK(reason_with([](auto& c, auto&) { c.train.cuda_graph = CudaGraphMode::kOff; }) == "train.cuda_graph: off");
+  CHECK(reason_with([](auto&, auto& f) { f.gpu = false; }) == "the run is not on a GPU");
+  CHECK_THAT(reason_with([](auto&, auto& f) { f.data_parallel = true; }), Catch::StartsWith("a data-parallel run"));
+  CHECK_THAT(reason_with([](auto&, auto& f) { f.loss_scaling = true; }), Catch::StartsWith("fp16 loss scaling"));
+  CHECK_THAT(reason_with([](auto& c, auto&) { c.train.accumulate = 2; }), Catch::StartsWith("train.accumulate > 1"));
+  CHECK_THAT(reason_with([](auto&, auto& f) { f.masked_sequences = true; }), Catch::StartsWith("masked sequences"));
+  CHECK_THAT(reason_with([](auto&, auto& f) { f.scripted = true; }), Catch::StartsWith("a torchscript layer"));
+  CHECK(reason_with([](auto&, auto& f) { f.optimizer = "Adam with AMSGrad"; }) ==
+        "the optimizer (Adam with AMSGrad)");
+  // on asks for a capture; whether one is possible is the same question.
+  config.train.cuda_graph = CudaGraphMode::kOn;
+  CHECK(plan_cuda_graph(config, facts).capture);
+}
