@@ -13,6 +13,32 @@
 
 namespace trainer {
 
+namespace {
+
+// The eager steps' figures beside the same steps replaying one captured
+// step: its warm-up and capture first, then the steps timed as the eager
+// ones were.
+void measure_graphed_steps(StepRunner& runner, const torch::Device& device, int64_t batch,
+                           const TrainingBenchOptions& options, TrainingBenchResult& result) {
+  const CapturePlan plan = runner.enable_graph(batch);
+  if (!plan.capture) {
+    result.graph_note = plan.reason;
+    return;
+  }
+  runner.run(batch, kGraphWarmupSteps + 2, nullptr);
+  if (!runner.graph_captured()) {
+    result.graph_note = "the step could not be captured (the log says why)";
+    return;
+  }
+  synchronize(device);
+  Stopwatch clock;
+  runner.run(batch, options.steps, nullptr);
+  synchronize(device);
+  result.graphed_wall_seconds = clock.seconds();
+}
+
+}  // namespace
+
 TrainingBenchResult run_training_bench(const std::string& experiment_name, const ExperimentConfig& config,
                                        const TrainingBenchOptions& options) {
   if (options.find_max_batch && config.memory_limit.mib == 0)
@@ -41,6 +67,7 @@ TrainingBenchResult run_training_bench(const std::string& experiment_name, const
     runner.run(batch, options.steps, nullptr);
     synchronize(device);
     result.wall_seconds = clock.seconds();
+    measure_graphed_steps(runner, device, batch, options, result);
   }
   result.peak_memory_bytes = device_memory_usage(device).peak_bytes;
   if (options.find_max_batch) {

@@ -24,6 +24,14 @@ std::string format_training_bench_text(const TrainingBenchResult& r) {
                 share(r.times.forward), share(r.times.backward), share(r.times.optimizer),
                 format_mib(r.peak_memory_bytes).c_str(), budget.c_str());
   std::string out = text;
+  if (r.graphed_wall_seconds > 0) {
+    const double graphed = static_cast<double>(r.steps) / r.graphed_wall_seconds;
+    std::snprintf(text, sizeof text, "CUDA graph (train.cuda_graph): steps/s %.2f, samples/s %.0f, %.2fx the eager steps\n",
+                  graphed, graphed * static_cast<double>(r.batch_size), graphed / r.steps_per_second());
+    out += text;
+  } else if (!r.graph_note.empty()) {
+    out += "CUDA graph (train.cuda_graph): not measured: " + r.graph_note + "\n";
+  }
   if (r.max_batch > 0 && r.max_batch_is_data_size)
     out += "largest batch that fits the budget: " + std::to_string(r.max_batch) +
            ", the whole training set (the data set capped the search; the budget may hold larger batches)\n";
@@ -47,6 +55,10 @@ std::string format_training_bench_json(const TrainingBenchResult& r) {
                      {"backward", json_number(r.times.backward)},
                      {"optimizer", json_number(r.times.optimizer)},
                      {"gradient_sync", json_number(r.times.all_reduce)}};
+  json["graphed_steps_per_second"] = r.graphed_wall_seconds > 0
+                                         ? nlohmann::ordered_json(json_number(static_cast<double>(r.steps) /
+                                                                              r.graphed_wall_seconds))
+                                         : nullptr;
   json["peak_memory_bytes"] = r.peak_memory_bytes;
   json["memory_budget_bytes"] = r.memory_budget_bytes;
   json["max_batch"] = r.max_batch > 0 ? nlohmann::ordered_json(r.max_batch) : nullptr;

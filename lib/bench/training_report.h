@@ -16,6 +16,10 @@ struct TrainingBenchResult {
   int64_t steps = 0;  // measured, after the warm-up
   StepTimes times;       // the phases' split (each phase waited for)
   double wall_seconds = 0;  // the same steps left to run as a run runs them; 0: the phases' sum
+  // GPUs: the same steps again, replaying one captured step (train.cuda_graph);
+  // 0: not measured, and `graph_note` says why where it matters.
+  double graphed_wall_seconds = 0;
+  std::string graph_note;
   int64_t peak_memory_bytes = 0;
   int64_t memory_budget_bytes = 0;  // 0: none
   int64_t max_batch = 0;            // --find-max-batch; 0: not searched

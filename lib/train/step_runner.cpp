@@ -78,6 +78,13 @@ void StepRunner::run_at_rates(int64_t batch, const std::vector<double>& rates,
   }
 }
 
+CapturePlan StepRunner::enable_graph(int64_t batch) {
+  const CapturePlan plan = plan_cuda_graph(
+      config_, capture_facts(config_, experiment_.model, *optimizer_, precision_, device_, /*data_parallel=*/false));
+  if (plan.capture) step_.enable_graph(batch);
+  return plan;
+}
+
 bool StepRunner::fits(int64_t batch) {
   try {
     run(batch, 2, nullptr);

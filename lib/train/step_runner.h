@@ -38,6 +38,11 @@ class StepRunner {
 
   const MixedPrecision& precision() const { return precision_; }
 
+  // train.cuda_graph for the steps from now on, where the plan allows it
+  // (its reason otherwise): `bench` times the eager and the graphed steps.
+  CapturePlan enable_graph(int64_t batch);
+  bool graph_captured() const { return step_.graphed() && step_.graphed()->captured(); }
+
  private:
   // The first `batch` x `steps` samples of the run's epochs, one after another.
   std::vector<int64_t> sample_order(int64_t batch, int64_t steps) const;

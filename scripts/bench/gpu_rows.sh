@@ -8,9 +8,11 @@
 #   2. an epoch of each reference experiment on gpu:0 (fp32, and bf16
 #      autocast) against the eager PyTorch-in-Python loop with its data set
 #      on the same GPU (gpu_peers.py): the last epoch's training seconds,
-#      alternated REPEATS times;
+#      alternated REPEATS times, trainer's steps replaying a CUDA graph
+#      (train.cuda_graph: auto) and eager (off);
 #   3. the deblurring generator (configs/deblur_resnet.yaml, batch 8):
-#      `trainer bench FILE` against gpu_peers.py's loop, images/s, and a
+#      `trainer bench FILE` (eager, and graphed) against gpu_peers.py's
+#      loop, images/s, and a
 #      real two-epoch run's data wait with the degradation on the GPU and on
 #      the CPU (needs data/deblur-photos);
 #   4. where a GPU step's host time goes (step_profile.sh on gpu:0; the
@@ -46,10 +48,10 @@ for case in 10000x100x100000:fp32 8192x8192x8192:fp32 8192x8192x8192:bf16; do
   done
 done
 
-trainer_epoch() {  # $1 experiment, $2 precision, $3 repeat -> last epoch's training seconds and val accuracy
-  reference_run "$trainer" "$1" "$out/runs" "$2-$3" --set devices=gpu:0 --set "precision=$2" \
-    --set "train.epochs=$epochs" || { echo failed; return; }
-  "$python" scripts/bench/last_epoch.py "$out/runs/$1/$2-$3/metrics.jsonl" train_seconds val_accuracy |
+trainer_epoch() {  # $1 experiment, $2 precision, $3 repeat, $4 train.cuda_graph -> last epoch's training seconds and val accuracy
+  reference_run "$trainer" "$1" "$out/runs" "$2-$3-$4" --set devices=gpu:0 --set "precision=$2" \
+    --set "train.epochs=$epochs" --set "train.cuda_graph=$4" || { echo failed; return; }
+  "$python" scripts/bench/last_epoch.py "$out/runs/$1/$2-$3-$4/metrics.jsonl" train_seconds val_accuracy |
     awk '{ printf "%.3f %.4f\n", $1, $2 }'
 }
 
@@ -57,8 +59,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%
 
 echo
 echo "== epoch on gpu:0 ($epochs epochs; the last one's training steps, seconds): trainer against the eager Python"
-echo "   loop with its data set on the GPU (gpu_peers.py), alternated"
-printf '%-18s %-9s %-6s %10s %10s %10s %16s\n' experiment precision repeat trainer "val acc" python python/trainer
+echo "   loop with its data set on the GPU (gpu_peers.py), alternated; trainer's steps as a CUDA graph (train.cuda_graph"
+echo "   auto, the default) and eager (off)"
+printf '%-18s %-9s %-6s %10s %10s %10s %10s %16s %14s\n' experiment precision repeat trainer "val acc" eager python \
+  python/trainer eager/trainer
 for experiment in reuters_conv1d fashion_mnist_cnn; do
   short=${experiment%%_*}
   corpus=()
@@ -69,9 +73,10 @@ for experiment in reuters_conv1d fashion_mnist_cnn; do
   for repeat in $(seq "$repeats"); do
     for precision in fp32 bf16; do
       p=$("$python" scripts/bench/gpu_peers.py "$short" "$precision" "$epochs" "${corpus[@]}" | tail -1 | awk '{ print $2 }')
-      read -r t accuracy <<<"$(trainer_epoch "$experiment" "$precision" "$repeat")"
-      printf '%-18s %-9s %-6s %10s %10s %10s %16s\n' "$experiment" "$precision" "$repeat" "$t" "$accuracy" "$p" \
-        "$(ratio "$p" "$t")"
+      read -r t accuracy <<<"$(trainer_epoch "$experiment" "$precision" "$repeat" auto)"
+      read -r e _ <<<"$(trainer_epoch "$experiment" "$precision" "$repeat" off)"
+      printf '%-18s %-9s %-6s %10s %10s %10s %10s %16s %14s\n' "$experiment" "$precision" "$repeat" "$t" "$accuracy" \
+        "$e" "$p" "$(ratio "$p" "$t")" "$(ratio "$e" "$t")"
     done
   done
 done
@@ -81,13 +86,17 @@ if [ -d data/deblur-photos/train ]; then
   echo
   echo "== deblurring generator, batch 8 on gpu:0, images/s: trainer bench FILE (30 steps after 5) against the eager"
   echo "   Python loop (gpu_peers.py deblur, 30 steps after 5), alternated"
-  printf '%-9s %-6s %10s %10s %16s\n' precision repeat trainer python trainer/python
+  echo "   (trainer: eager steps, then the same steps replaying a CUDA graph)"
+  printf '%-9s %-6s %10s %10s %10s %16s %16s\n' precision repeat trainer graphed python trainer/python graphed/python
   for repeat in $(seq "$repeats"); do
     for precision in fp32 bf16; do
       p=$("$python" scripts/bench/gpu_peers.py deblur "$precision" 30 | awk '{ print $3 }')
-      t=$("$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set "precision=$precision" \
-            --log-level warn | "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])')
-      printf '%-9s %-6s %10.1f %10.1f %16s\n' "$precision" "$repeat" "$t" "$p" "$(ratio "$t" "$p")"
+      read -r t g <<<"$("$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set "precision=$precision" \
+            --log-level warn | "$python" -c 'import json, sys
+r = json.load(sys.stdin)
+print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"])')"
+      printf '%-9s %-6s %10.1f %10.1f %10.1f %16s %16s\n' "$precision" "$repeat" "$t" "$g" "$p" "$(ratio "$t" "$p")" \
+        "$(ratio "$g" "$p")"
     done
   done
   echo
