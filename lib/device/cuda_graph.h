@@ -23,7 +23,8 @@ class CudaGraph {
   // (capture cannot use the default one) after the current stream's work;
   // nothing runs. Its tensors come from the graph's private memory pool and
   // stay where they are for every replay. Throws std::runtime_error with
-  // CUDA's reason when the work cannot be captured (a host sync inside it).
+  // CUDA's reason when the work cannot be captured (a host sync inside it),
+  // c10::OutOfMemoryError when the graph's pool does not fit.
   void capture(int device_index, const std::function<void()>& work);
   // Queues the recorded work on the current stream.
   void replay();

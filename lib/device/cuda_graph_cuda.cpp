@@ -4,7 +4,7 @@
 #include "device/cuda_graph.h"
 
 #include <ATen/cuda/CUDAContext.h>
-#include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
 
@@ -29,6 +29,11 @@ void CudaGraph::capture(int device_index, const std::function<void()>& work) {
   current.synchronize();
   try {
     c10::cuda::CUDAStreamGuard stream_guard(side);
+    // Dropout draws from the default generator: registered, its offsets
+    // inside the graph are relative to a device tensor that each replay
+    // advances. (Some LibTorch versions register it themselves; registering
+    // twice is harmless.)
+    impl_->graph.register_generator_state(at::cuda::detail::getDefaultCUDAGenerator(device));
     // Thread-local: the loader's threads may pin host memory meanwhile,
     // which a global capture would count as an unsafe call.
     impl_->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
@@ -45,6 +50,8 @@ void CudaGraph::capture(int device_index, const std::function<void()>& work) {
       throw;
     }
     impl_->graph.capture_end();
+  } catch (const c10::OutOfMemoryError&) {
+    throw;  // the caller's to explain: the graph's pool is memory of its own
   } catch (const c10::Error& error) {
     throw std::runtime_error(error.what_without_backtrace());
   }

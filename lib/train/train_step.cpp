@@ -2,7 +2,9 @@
 
 #include <ATen/record_function.h>
 
+#include "device/device_memory.h"
 #include "device/device_select.h"
+#include "device/runtime.h"
 #include "optim/optimizer_factory.h"
 #include "train/loss.h"
 #include "train/parameter_groups.h"
@@ -94,6 +96,18 @@ std::optional<StepOutcome> TrainStep::replay(const Batch& batch, bool stop_vote,
       if (extras.meters) extras.meters->add_sums(result.loss, result.output, labels);
       update();
     });
+  } catch (const c10::OutOfMemoryError& error) {
+    if (!capturing) throw;
+    if (config_.train.cuda_graph == CudaGraphMode::kOn)
+      throw device_out_of_memory(device_,
+                                 std::string(error.what_without_backtrace()) +
+                                     " (while capturing the training step as a CUDA graph, whose memory pool is "
+                                     "its own)",
+                                 out_of_memory_hint(config_, device_) + "; or set train.cuda_graph: auto or off");
+    log().warn("cuda_graph: capturing the training step ran out of memory (the graph's pool is its own); eager "
+               "steps from here");
+    graphed_->give_up();
+    return std::nullopt;
   } catch (const std::runtime_error& error) {
     if (!capturing) throw;
     if (config_.train.cuda_graph == CudaGraphMode::kOn)
