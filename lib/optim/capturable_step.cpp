@@ -21,6 +21,14 @@ torch::Tensor zeros_like_param(const torch::Tensor& param) {
   return torch::zeros_like(param, torch::MemoryFormat::Preserve);
 }
 
+// Adam's, AdamW's and NAdam's state: two moments, zero at first, and a step count.
+template <typename State, typename States> State& moments_of(States& states, const torch::Tensor& param) {
+  return state_of<State>(states, param, [&](State& fresh) {
+    fresh.exp_avg(zeros_like_param(param));
+    fresh.exp_avg_sq(zeros_like_param(param));
+  });
+}
+
 }  // namespace
 
 std::string CapturableStep::unsupported(const optim::Optimizer& optimizer) {
@@ -90,26 +98,8 @@ CapturableStep::Slot& CapturableStep::slot_of(size_t index, const torch::Tensor&
       slot.step = device_scalar(0, device);
       break;
     }
-    case Kind::kAdam: {
-      auto& state = state_of<optim::AdamParamState>(states, param, [&](optim::AdamParamState& fresh) {
-        fresh.exp_avg(zeros_like_param(param));
-        fresh.exp_avg_sq(zeros_like_param(param));
-      });
-      slot.first = state.exp_avg();
-      slot.second = state.exp_avg_sq();
-      slot.step = device_scalar(static_cast<double>(state.step()), device);
-      break;
-    }
-    case Kind::kAdamW: {
-      auto& state = state_of<optim::AdamWParamState>(states, param, [&](optim::AdamWParamState& fresh) {
-        fresh.exp_avg(zeros_like_param(param));
-        fresh.exp_avg_sq(zeros_like_param(param));
-      });
-      slot.first = state.exp_avg();
-      slot.second = state.exp_avg_sq();
-      slot.step = device_scalar(static_cast<double>(state.step()), device);
-      break;
-    }
+    case Kind::kAdam: with_moments(slot, moments_of<optim::AdamParamState>(states, param)); break;
+    case Kind::kAdamW: with_moments(slot, moments_of<optim::AdamWParamState>(states, param)); break;
     case Kind::kRmsprop: {
       auto& state = state_of<optim::RMSpropParamState>(states, param, [&](optim::RMSpropParamState& fresh) {
         fresh.square_avg(zeros_like_param(param));
@@ -129,13 +119,8 @@ CapturableStep::Slot& CapturableStep::slot_of(size_t index, const torch::Tensor&
       break;
     }
     case Kind::kNadam: {
-      auto& state = state_of<NAdamParamState>(states, param, [&](NAdamParamState& fresh) {
-        fresh.exp_avg(zeros_like_param(param));
-        fresh.exp_avg_sq(zeros_like_param(param));
-      });
-      slot.first = state.exp_avg();
-      slot.second = state.exp_avg_sq();
-      slot.step = device_scalar(static_cast<double>(state.step()), device);
+      auto& state = moments_of<NAdamParamState>(states, param);
+      with_moments(slot, state);
       slot.mu_product = device_scalar(state.mu_product(), device, torch::kFloat32);
       break;
     }

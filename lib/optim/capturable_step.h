@@ -49,6 +49,13 @@ class CapturableStep {
     torch::Tensor first, second;  // momentum buffer / first and second moments / Adagrad's sum
   };
   void update(Slot& slot, const torch::Tensor& gradient);
+  // The slot takes a moments state's tensors and its step count, on the device.
+  template <typename State> static void with_moments(Slot& slot, State& state) {
+    slot.first = state.exp_avg();
+    slot.second = state.exp_avg_sq();
+    slot.step = torch::full({}, static_cast<double>(state.step()),
+                            torch::TensorOptions(torch::kFloat64).device(slot.param.device()));
+  }
   Slot& slot_of(size_t group, const torch::Tensor& param);
 
   torch::optim::Optimizer& optimizer_;
