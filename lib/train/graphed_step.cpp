@@ -1,5 +1,10 @@
 #include "train/graphed_step.h"
 
+#include <fmt/format.h>
+
+#include "device/device_select.h"
+#include "util/stopwatch.h"
+
 namespace trainer {
 
 CaptureFacts capture_facts(const ExperimentConfig& config, const Model& model, const torch::optim::Optimizer& optimizer,
@@ -14,9 +19,11 @@ CaptureFacts capture_facts(const ExperimentConfig& config, const Model& model, c
   return facts;
 }
 
+bool graph_pays(double eager_seconds, double replay_seconds) { return replay_seconds <= 1.05 * eager_seconds; }
+
 GraphedStep::GraphedStep(torch::optim::Optimizer& optimizer, const torch::Device& device, int64_t full_batch,
-                         int64_t warmup_steps)
-    : optimizer_(optimizer), device_(device), full_batch_(full_batch), warmup_steps_(warmup_steps) {}
+                         bool race, int64_t warmup_steps)
+    : optimizer_(optimizer), device_(device), full_batch_(full_batch), warmup_steps_(warmup_steps), race_(race) {}
 
 bool GraphedStep::replays(const Batch& batch, const MetricAccumulator* meters) const {
   if (failed_ || eager_steps_ < warmup_steps_ || batch.size() != full_batch_) return false;
@@ -34,7 +41,24 @@ void GraphedStep::replay(const Batch& batch, MetricAccumulator* meters, const Bo
     inputs_.copy_(batch.inputs, /*non_blocking=*/true);
     labels_.copy_(batch.labels, /*non_blocking=*/true);
   }
+  // The first replay (just after the capture) is left out of the race.
+  const bool timed = race_ && eager_seconds_ > 0 && replayed_steps_ >= 1 && replayed_steps_ <= kTimedReplays;
+  Stopwatch clock;
+  if (timed) {
+    synchronize(device_);
+    clock.reset();
+  }
   graph_.replay();
+  if (timed) {
+    synchronize(device_);
+    replay_seconds_ += clock.seconds();
+    if (replayed_steps_ == kTimedReplays) {
+      const double replay = replay_seconds_ / static_cast<double>(kTimedReplays);
+      failed_ = !graph_pays(eager_seconds_, replay);
+      verdict_ = fmt::format("a replayed step took {:.3f} ms, an eager one {:.3f} ms{}", 1e3 * replay,
+                             1e3 * eager_seconds_, failed_ ? ": eager steps from here (train.cuda_graph: auto)" : "");
+    }
+  }
   if (meters) meters->add_samples(batch.size());
   ++replayed_steps_;
 }

@@ -11,6 +11,8 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "device/cuda_graph.h"
 #include "feed/batch_loader.h"
@@ -26,6 +28,12 @@ namespace trainer {
 // state and the allocator settle first, as torch.cuda.graph's users do.
 inline constexpr int64_t kGraphWarmupSteps = 3;
 
+// auto keeps eager steps where they are faster: the last warm-up step and
+// the replays after the first are timed on the device, and a graph whose
+// replay is slower than the eager step by more than 5 % is dropped.
+inline constexpr int64_t kTimedReplays = 3;
+bool graph_pays(double eager_seconds, double replay_seconds);
+
 // The facts cuda_graph_plan decides on, asked of a run's parts.
 CaptureFacts capture_facts(const ExperimentConfig& config, const Model& model, const torch::optim::Optimizer& optimizer,
                            const MixedPrecision& precision, const torch::Device& device, bool data_parallel);
@@ -36,7 +44,8 @@ class GraphedStep {
   // loss, backward, the metric sums, clipping and the optimizer step.
   using Body = std::function<void(const torch::Tensor& inputs, const torch::Tensor& labels)>;
 
-  GraphedStep(torch::optim::Optimizer& optimizer, const torch::Device& device, int64_t full_batch,
+  // `race`: time eager against replayed steps and keep the faster (auto).
+  GraphedStep(torch::optim::Optimizer& optimizer, const torch::Device& device, int64_t full_batch, bool race,
               int64_t warmup_steps = kGraphWarmupSteps);
 
   CapturableStep& optimizer() { return optimizer_; }
@@ -48,6 +57,13 @@ class GraphedStep {
   // step ran (a capture records, it does not run), so it can run eagerly.
   void give_up() { failed_ = true; }
   void count_eager() { ++eager_steps_; }
+  // Whether the next eager step is the one timed against the replays, and
+  // its seconds (the device waited for at both ends).
+  bool times_eager_step() const { return race_ && eager_steps_ + 1 == warmup_steps_; }
+  void record_eager_seconds(double seconds) { eager_seconds_ = seconds; }
+  // What the race found, once it is decided (empty before, and after it was
+  // taken): the two times, and whether the graph was dropped.
+  std::string take_verdict() { return std::exchange(verdict_, std::string()); }
   // Copies `batch` into the static buffers and replays the step, capturing
   // `body` first when nothing is captured yet. Throws std::runtime_error
   // with CUDA's reason when the step cannot be captured.
@@ -67,6 +83,9 @@ class GraphedStep {
   torch::Tensor inputs_, labels_;  // the static buffers the graph reads
   const MetricAccumulator* captured_meters_ = nullptr;
   bool failed_ = false;
+  bool race_;
+  double eager_seconds_ = 0, replay_seconds_ = 0;
+  std::string verdict_;
 };
 
 }  // namespace trainer

@@ -10,6 +10,7 @@
 #include "train/parameter_groups.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/stopwatch.h"
 
 namespace trainer {
 namespace {
@@ -55,8 +56,8 @@ StepOutcome TrainStep::run(const Batch& batch, double lr, double share, bool sto
   return run_group({&batch}, lr, share, stop_vote, extras);
 }
 
-void TrainStep::enable_graph(int64_t full_batch) {
-  graphed_ = std::make_unique<GraphedStep>(optimizer_, device_, full_batch);
+void TrainStep::enable_graph(int64_t full_batch, bool race) {
+  graphed_ = std::make_unique<GraphedStep>(optimizer_, device_, full_batch, race);
 }
 
 TrainStep::Forward TrainStep::forward(const torch::Tensor& inputs, const torch::Tensor& labels) {
@@ -118,6 +119,7 @@ std::optional<StepOutcome> TrainStep::replay(const Batch& batch, bool stop_vote,
     return std::nullopt;
   }
   phase_done(StepPhase::kForward);
+  if (const std::string verdict = graphed_->take_verdict(); !verdict.empty()) log().info("cuda_graph: {}", verdict);
   StepOutcome outcome;
   outcome.stepped = true;
   outcome.stop = stop_vote;
@@ -126,9 +128,6 @@ std::optional<StepOutcome> TrainStep::replay(const Batch& batch, bool stop_vote,
 
 StepOutcome TrainStep::run_group(const std::vector<const Batch*>& group, double lr, double share, bool stop_vote,
                                  const StepExtras& extras) {
-  const auto phase_done = [&](StepPhase phase) {
-    if (extras.timer) extras.timer->end(phase);
-  };
   if (graphed_) {
     // The rates go to the device scalars the captured optimizer reads.
     std::vector<double> rates;
@@ -137,10 +136,32 @@ StepOutcome TrainStep::run_group(const std::vector<const Batch*>& group, double 
     graphed_->optimizer().set_learning_rates(rates);
     if (group.size() == 1 && !reducer_ && graphed_->replays(*group[0], extras.meters))
       if (const auto outcome = replay(*group[0], stop_vote, extras)) return *outcome;
-    graphed_->count_eager();
   } else {
     set_learning_rate(optimizer_, lr, lr_scales_);
   }
+  // auto's race: the last warm-up step, timed on the device.
+  const bool timed = graphed_ && graphed_->times_eager_step();
+  Stopwatch clock;
+  if (timed) {
+    synchronize(device_);
+    clock.reset();
+  }
+  const StepOutcome outcome = run_eagerly(group, share, stop_vote, extras);
+  if (graphed_) {
+    if (timed) {
+      synchronize(device_);
+      graphed_->record_eager_seconds(clock.seconds());
+    }
+    graphed_->count_eager();
+  }
+  return outcome;
+}
+
+StepOutcome TrainStep::run_eagerly(const std::vector<const Batch*>& group, double share, bool stop_vote,
+                                   const StepExtras& extras) {
+  const auto phase_done = [&](StepPhase phase) {
+    if (extras.timer) extras.timer->end(phase);
+  };
   // Dropping the gradients (instead of zeroing them) lets backward write
   // them directly: no memset, no accumulate.
   model_.net->zero_grad(/*set_to_none=*/true);

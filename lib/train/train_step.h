@@ -78,7 +78,8 @@ class TrainStep {
   // train.cuda_graph, once cuda_graph_plan allowed it: every step from now
   // on steps the optimizer through CapturableStep, and full batches of
   // `full_batch` samples replay one captured step after the warm-up.
-  void enable_graph(int64_t full_batch);
+  // `race` (auto in a run): eager steps again when the replay is slower.
+  void enable_graph(int64_t full_batch, bool race = false);
   // Null unless enable_graph was called.
   const GraphedStep* graphed() const { return graphed_.get(); }
   // Before the optimizer's state is saved: the device step counts into it.
@@ -96,6 +97,10 @@ class TrainStep {
   void backward(const Forward& forward, double weight);
   // Clipping and the optimizer's update.
   void update();
+  // The step without a graph: each batch's forward and backward, the
+  // all-reduce, the loss scaler's verdict, the update.
+  StepOutcome run_eagerly(const std::vector<const Batch*>& group, double share, bool stop_vote,
+                          const StepExtras& extras);
   // A full batch through the captured step (captured first when it is the
   // first); nullopt when the capture failed under auto (then logged, and the
   // step is the caller's to take eagerly).

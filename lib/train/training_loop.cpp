@@ -114,7 +114,7 @@ void TrainingLoop::plan_graph() {
       capture_facts(config_, experiment_.model, *optimizer_, precision_, device_, cluster_.distributed());
   const CapturePlan plan = plan_cuda_graph(config_, facts);
   if (plan.capture) {
-    step_->enable_graph(config_.train.batch_size.value);
+    step_->enable_graph(config_.train.batch_size.value, config_.train.cuda_graph == CudaGraphMode::kAuto);
     log().info("cuda_graph: full batches replay one captured training step after {} eager warm-up steps; "
                "shorter batches step eagerly", kGraphWarmupSteps);
     return;

@@ -141,8 +141,24 @@ TEST_CASE("GPU: trainer bench FILE puts the graphed steps beside the eager ones"
   REQUIRE(result.exit_code == 0);
   CHECK_THAT(result.out, Catch::Contains("CUDA graph (train.cuda_graph): steps/s") &&
                              Catch::Contains("x the eager steps"));
-  const auto json = run_trainer(
+  const auto as_json = run_trainer(
       {"bench", write_graph_experiment(dir, "{name: nadam, lr: 0.002}"), "--steps", "30", "--json"}, dir);
-  REQUIRE(json.exit_code == 0);
-  CHECK(nlohmann::json::parse(json.out)["graphed_steps_per_second"].get<double>() > 0);
+  REQUIRE(as_json.exit_code == 0);
+  CHECK(nlohmann::json::parse(as_json.out)["graphed_steps_per_second"].get<double>() > 0);
+}
+
+TEST_CASE("GPU: under auto a run times its eager step against the replays and says which it keeps",
+          "[gpu][e2e][cuda_graph]") {
+  const std::string dir = fresh_dir("cuda-graph-race");
+  if (skip_without_gpus(dir, 1)) return;
+  const auto result = run_trainer(
+      {"run", write_graph_experiment(dir, "{name: nadam, lr: 0.002}"), "--set", "train.epochs=1"}, dir);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK_THAT(result.err, Catch::Contains("cuda_graph: a replayed step took") && Catch::Contains(" ms, an eager one "));
+  const auto records = parse_records(result.out);
+  REQUIRE(records.size() == 1);
+  // Kept: 12 replays; dropped after the race: the 4 replays before it.
+  const int64_t graphed = graphed_steps_of(records[0].values);
+  CHECK((graphed == 12 || graphed == 4));
 }

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "train/cuda_graph_plan.h"
+#include "train/graphed_step.h"
 
 using namespace trainer;
 
@@ -30,4 +31,11 @@ TEST_CASE("a step is captured on a GPU unless something the host decides is in i
   // on asks for a capture; whether one is possible is the same question.
   config.train.cuda_graph = CudaGraphMode::kOn;
   CHECK(plan_cuda_graph(config, facts).capture);
+}
+
+TEST_CASE("auto keeps a graph unless its replay is slower than the eager step by more than 5 %",
+          "[train][cuda_graph]") {
+  CHECK(graph_pays(1.0e-3, 0.25e-3));
+  CHECK(graph_pays(1.0e-3, 1.04e-3));
+  CHECK_FALSE(graph_pays(1.0e-3, 1.06e-3));
 }
