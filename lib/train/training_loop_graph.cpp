@@ -1,0 +1,26 @@
+// TrainingLoop's decision on train.cuda_graph: capture the step, or say why not.
+#include "train/training_loop.h"
+
+#include "util/error.h"
+#include "util/logging.h"
+
+namespace trainer {
+
+void TrainingLoop::plan_graph() {
+  const CaptureFacts facts =
+      capture_facts(config_, experiment_.model, *optimizer_, precision_, device_, cluster_.distributed());
+  const CapturePlan plan = plan_cuda_graph(config_, facts);
+  if (plan.capture) {
+    step_->enable_graph(config_.train.batch_size.value, config_.train.cuda_graph == CudaGraphMode::kAuto);
+    log().info("cuda_graph: full batches replay one captured training step after {} eager warm-up steps; "
+               "shorter batches step eagerly", kGraphWarmupSteps);
+    return;
+  }
+  if (config_.train.cuda_graph == CudaGraphMode::kOn)
+    throw ConfigError({"train.cuda_graph: on, but this run cannot capture its step: " + plan.reason +
+                       "; use auto to train with eager steps"});
+  if (facts.gpu && config_.train.cuda_graph == CudaGraphMode::kAuto)
+    log().info("cuda_graph: eager steps: {}", plan.reason);
+}
+
+}  // namespace trainer
