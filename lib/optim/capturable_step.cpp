@@ -128,12 +128,28 @@ CapturableStep::Slot& CapturableStep::slot_of(size_t index, const torch::Tensor&
   return slot;
 }
 
-void CapturableStep::step() {
+void CapturableStep::step(const torch::Tensor& skip) {
   torch::NoGradGuard no_grad;
+  const torch::Tensor skipped = skip.defined() ? skip.to(torch::kBool) : skip;
   for (size_t i = 0; i < slots_.size(); ++i) {
     const torch::Tensor& param = slots_[i].param;
     if (!param.grad().defined()) continue;
-    update(slot_of(i, param), param.grad());
+    Slot& slot = slot_of(i, param);
+    if (!skipped.defined()) {
+      update(slot, param.grad());
+      continue;
+    }
+    // Each optimizer's arithmetic stays as it is: the slot's tensors are
+    // kept, stepped, and put back where the flag says so. Overflowed
+    // gradients make NaNs in the stepped values, which the choice discards.
+    std::vector<torch::Tensor> changed, before;
+    for (const torch::Tensor* tensor : {&slot.param, &slot.step, &slot.mu_product, &slot.first, &slot.second})
+      if (tensor->defined()) {
+        changed.push_back(*tensor);
+        before.push_back(tensor->clone());
+      }
+    update(slot, param.grad());
+    for (size_t k = 0; k < changed.size(); ++k) changed[k].copy_(torch::where(skipped, before[k], changed[k]));
   }
 }
 

@@ -33,8 +33,11 @@ class CapturableStep {
   // Outside a capture: each parameter group's rate (`rates` in the groups'
   // order). A device write, no wait.
   void set_learning_rates(const std::vector<double>& rates);
-  // One step of every parameter that has a gradient.
-  void step();
+  // One step of every parameter that has a gradient. `skip` (fp16 loss
+  // scaling's device flag, 1 when the gradients overflowed): where it is 1
+  // the step changes nothing, neither weights nor state nor step counts, as
+  // an optimizer step not taken; decided on the device, with no wait.
+  void step(const torch::Tensor& skip = {});
   // The device step counts (and NAdam's product) into the optimizer's own
   // state, before it is saved or stepped itself. Waits for the device.
   void store_state();

@@ -15,12 +15,19 @@ void WeightAverage::reset() {
   for (const auto& p : parameters_) average_.push_back(p.detach().clone());
 }
 
-void WeightAverage::update() {
+void WeightAverage::update(const torch::Tensor& skip) {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> values;
   for (const auto& p : parameters_) values.push_back(p.detach());
-  torch::_foreach_mul_(average_, decay_);
-  torch::_foreach_add_(average_, values, 1.0 - decay_);
+  if (!skip.defined()) {
+    torch::_foreach_mul_(average_, decay_);
+    torch::_foreach_add_(average_, values, 1.0 - decay_);
+    return;
+  }
+  // The same two operations per tensor, then the choice.
+  const torch::Tensor skipped = skip.to(torch::kBool);
+  for (size_t i = 0; i < average_.size(); ++i)
+    average_[i].copy_(torch::where(skipped, average_[i], average_[i].mul(decay_).add_(values[i], 1.0 - decay_)));
 }
 
 void WeightAverage::swap_in() {

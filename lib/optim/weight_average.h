@@ -14,8 +14,10 @@ class WeightAverage {
   // Starts as the parameters' current values.
   WeightAverage(std::vector<torch::Tensor> parameters, double decay);
 
-  // average = decay * average + (1 - decay) * parameters.
-  void update();
+  // average = decay * average + (1 - decay) * parameters. `skip` (a device
+  // flag, 1 when fp16 loss scaling skipped the step on the device): then
+  // the average is left as it is, as after a step not taken.
+  void update(const torch::Tensor& skip = {});
   // The average into the parameters (the trained values kept aside), and back.
   void swap_in();
   void restore();

@@ -8,8 +8,6 @@ CapturePlan plan_cuda_graph(const ExperimentConfig& config, const CaptureFacts& 
   if (!facts.gpu) return refuse("the run is not on a GPU");
   if (facts.data_parallel)
     return refuse("a data-parallel run (its gradients are all-reduced inside the step; not captured yet)");
-  if (facts.loss_scaling)
-    return refuse("fp16 loss scaling (its skip decision is read on the host every step; bf16 needs none)");
   if (config.train.accumulate > 1) return refuse("train.accumulate > 1 (several batches a step)");
   if (facts.masked_sequences)
     return refuse("masked sequences (a recurrent layer packs them by lengths read on the host)");

@@ -2,7 +2,7 @@
 // Whether a run's training step can be captured as a CUDA graph
 // (train.cuda_graph), and if not, why: a graph replays the GPU work of one
 // step and nothing the host decides during it, so a step that reads a value
-// back (fp16 loss scaling's verdict, a packed sequence's lengths), talks to
+// back (a packed sequence's lengths), talks to
 // other ranks, or runs code trainer cannot see into stays eager.
 // Torch-free: what the model and optimizer are like comes in as facts.
 #include <string>
@@ -14,7 +14,6 @@ namespace trainer {
 struct CaptureFacts {
   bool gpu = false;               // the run trains on a GPU
   bool data_parallel = false;     // several ranks
-  bool loss_scaling = false;      // dynamic loss scaling (fp16)
   bool masked_sequences = false;  // recurrent layers reading masked (packed) sequences
   bool scripted = false;          // a torchscript layer or loss
   std::string optimizer;          // CapturableStep::unsupported(): "" when it has a device-side step

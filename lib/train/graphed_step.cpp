@@ -8,11 +8,10 @@
 namespace trainer {
 
 CaptureFacts capture_facts(const ExperimentConfig& config, const Model& model, const torch::optim::Optimizer& optimizer,
-                           const MixedPrecision& precision, const torch::Device& device, bool data_parallel) {
+                           const torch::Device& device, bool data_parallel) {
   CaptureFacts facts;
   facts.gpu = device.is_cuda();
   facts.data_parallel = data_parallel;
-  facts.loss_scaling = precision.scaler() != nullptr;
   facts.masked_sequences = model.net->masks();
   facts.scripted = model.scripted || config.loss.name == LossKind::kTorchScript;
   facts.optimizer = CapturableStep::unsupported(optimizer);

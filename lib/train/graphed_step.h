@@ -20,7 +20,6 @@
 #include "models/model.h"
 #include "train/cuda_graph_plan.h"
 #include "train/metrics.h"
-#include "train/mixed_precision.h"
 
 namespace trainer {
 
@@ -36,7 +35,7 @@ bool graph_pays(double eager_seconds, double replay_seconds);
 
 // The facts cuda_graph_plan decides on, asked of a run's parts.
 CaptureFacts capture_facts(const ExperimentConfig& config, const Model& model, const torch::optim::Optimizer& optimizer,
-                           const MixedPrecision& precision, const torch::Device& device, bool data_parallel);
+                           const torch::Device& device, bool data_parallel);
 
 class GraphedStep {
  public:

@@ -13,7 +13,7 @@ MixedPrecision::MixedPrecision(const ExperimentConfig& config, const torch::Devi
   LossScaler::Options options;
   options.initial_scale = scaling.initial;
   options.growth_interval = scaling.growth_interval;
-  scaler_.emplace(options);
+  scaler_.emplace(options, device);
 }
 
 std::string MixedPrecision::describe() const {
@@ -31,9 +31,14 @@ void MixedPrecision::backward(const torch::Tensor& loss) const {
 
 bool MixedPrecision::unscale_and_check(const std::vector<torch::Tensor>& parameters) {
   if (!scaler_) return true;
-  const bool finite = scaler_->unscale(parameters);
-  scaler_->update(finite);
-  return finite;
+  return unscale_on_device(parameters).item<double>() == 0;
+}
+
+torch::Tensor MixedPrecision::unscale_on_device(const std::vector<torch::Tensor>& parameters) {
+  if (!scaler_) return {};
+  const torch::Tensor non_finite = scaler_->unscale(parameters);
+  scaler_->update(non_finite);
+  return non_finite;
 }
 
 }  // namespace trainer

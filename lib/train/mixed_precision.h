@@ -42,8 +42,11 @@ class MixedPrecision {
   void backward(const torch::Tensor& loss) const;
   // After backward and any gradient averaging: unscales the gradients and
   // updates the scale. False when they are not finite: skip the optimizer
-  // step. Always true without loss scaling.
+  // step. Always true without loss scaling. Waits for the device once.
   bool unscale_and_check(const std::vector<torch::Tensor>& parameters);
+  // The same without the wait: the verdict as a device flag (1: skip the
+  // step) for CapturableStep; undefined without loss scaling.
+  torch::Tensor unscale_on_device(const std::vector<torch::Tensor>& parameters);
 
   // Null when the run does not scale its loss.
   LossScaler* scaler() { return scaler_ ? &*scaler_ : nullptr; }

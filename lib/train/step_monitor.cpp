@@ -24,7 +24,8 @@ StepTimer* StepMonitor::before_step() {
 }
 
 std::optional<StepPoint> StepMonitor::after_step(int64_t global_step, int64_t epoch, double lr,
-                                                 const MetricAccumulator& meters, double loss_scale, bool want_point) {
+                                                 const MetricAccumulator& meters, const torch::Tensor& loss_scale,
+                                                 bool want_point) {
   // Counted here, not before the fetch: the fetch that finds the epoch's end is no step.
   ++steps_;
   if (timing_) ++timed_;
@@ -36,18 +37,20 @@ std::optional<StepPoint> StepMonitor::after_step(int64_t global_step, int64_t ep
   point.epoch = epoch;
   point.lr = lr;
   point.samples_per_second = static_cast<double>(samples) / std::max(point_clock_.seconds(), 1e-9);
-  point.loss_scale = loss_scale;
   point_samples_ = meters.samples();
   point_clock_.reset();
-  const torch::Tensor loss_sum = meters.loss_sum_tensor();
+  const torch::Tensor loss_sum = meters.loss_sum_tensor().reshape({1});
   if (!loss_sum.is_cuda()) {
     const double sum = loss_sum.item<double>();
     point.loss = (sum - point_loss_sum_) / static_cast<double>(samples);
+    point.loss_scale = loss_scale.defined() ? loss_scale.item<double>() : 0;
     point_loss_sum_ = sum;
     return point;
   }
   std::optional<StepPoint> previous = finish_point();
-  point_loss_.start(loss_sum);
+  // One copy: [loss sum, loss scale] (the sum alone without scaling).
+  point_loss_.start(loss_scale.defined() ? torch::cat({loss_sum, loss_scale.reshape({1}).to(loss_sum.dtype())})
+                                         : loss_sum);
   pending_point_ = point;
   pending_samples_ = samples;
   return previous;
@@ -55,7 +58,9 @@ std::optional<StepPoint> StepMonitor::after_step(int64_t global_step, int64_t ep
 
 std::optional<StepPoint> StepMonitor::finish_point() {
   if (!point_loss_.pending()) return std::nullopt;
-  const double sum = point_loss_.take().item<double>();
+  const torch::Tensor values = point_loss_.take();
+  const double sum = values[0].item<double>();
+  pending_point_.loss_scale = values.numel() > 1 ? values[1].item<double>() : 0;
   pending_point_.loss = (sum - point_loss_sum_) / static_cast<double>(pending_samples_);
   point_loss_sum_ = sum;
   return pending_point_;

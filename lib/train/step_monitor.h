@@ -35,8 +35,11 @@ class StepMonitor {
   // After every step. With `want_point`, a point every `log.scalars_every`
   // global steps. On a GPU a point's loss is read without waiting for the
   // device, so each point is handed out at the next one (or finish_point()).
+  // `loss_scale`: the loss scaler's device scalar, read as the loss is
+  // (undefined: no loss scaling).
   std::optional<StepPoint> after_step(int64_t global_step, int64_t epoch, double lr,
-                                      const MetricAccumulator& meters, double loss_scale, bool want_point);
+                                      const MetricAccumulator& meters, const torch::Tensor& loss_scale,
+                                      bool want_point);
   // The point still waiting for its loss, at the epoch's end.
   std::optional<StepPoint> finish_point();
   // The epoch's step-time split, scaled to the `steps_run` steps this process ran.
@@ -54,7 +57,8 @@ class StepMonitor {
   double point_loss_sum_ = 0;
   int64_t point_samples_ = 0;
   Stopwatch point_clock_;
-  // On a GPU: the last point, waiting for its loss sum to reach the host.
+  // On a GPU: the last point, waiting for its loss sum (and loss scale) to
+  // reach the host.
   DeferredRead point_loss_;
   StepPoint pending_point_;
   int64_t pending_samples_ = 0;

@@ -80,7 +80,7 @@ void StepRunner::run_at_rates(int64_t batch, const std::vector<double>& rates,
 
 CapturePlan StepRunner::enable_graph(int64_t batch) {
   const CapturePlan plan = plan_cuda_graph(
-      config_, capture_facts(config_, experiment_.model, *optimizer_, precision_, device_, /*data_parallel=*/false));
+      config_, capture_facts(config_, experiment_.model, *optimizer_, device_, /*data_parallel=*/false));
   if (plan.capture) step_.enable_graph(batch);
   return plan;
 }

@@ -74,9 +74,9 @@ void TrainStep::backward(const Forward& forward, double weight) {
   precision_.backward(weight == 1.0 ? forward.loss : forward.loss * weight);
 }
 
-void TrainStep::update() {
+void TrainStep::update(const torch::Tensor& skip) {
   if (config_.optimizer.clip_norm > 0) clip_gradient_norm(model_.trainable_parameters(), config_.optimizer.clip_norm);
-  if (graphed_) graphed_->optimizer().step();
+  if (graphed_) graphed_->optimizer().step(skip);
   else optimizer_.step();
 }
 
@@ -95,7 +95,8 @@ std::optional<StepOutcome> TrainStep::replay(const Batch& batch, bool stop_vote,
       const Forward result = forward(inputs, labels);
       backward(result, 1.0);
       if (extras.meters) extras.meters->add_sums(result.loss, result.output, labels);
-      update();
+      captured_skip_ = precision_.unscale_on_device(model_.trainable_parameters());
+      update(captured_skip_);
     });
   } catch (const c10::OutOfMemoryError& error) {
     if (!capturing) throw;
@@ -122,6 +123,7 @@ std::optional<StepOutcome> TrainStep::replay(const Batch& batch, bool stop_vote,
   if (const std::string verdict = graphed_->take_verdict(); !verdict.empty()) log().info("cuda_graph: {}", verdict);
   StepOutcome outcome;
   outcome.stepped = true;
+  outcome.skipped_on_device = captured_skip_;
   outcome.stop = stop_vote;
   return outcome;
 }
@@ -201,9 +203,16 @@ StepOutcome TrainStep::run_eagerly(const std::vector<const Batch*>& group, doubl
   StepOutcome outcome;
   {
     RECORD_USER_SCOPE("trainer/optimizer");
-    // Every rank holds the same averaged gradients, so all skip together.
-    outcome.stepped = precision_.unscale_and_check(model_.trainable_parameters());
-    if (outcome.stepped) update();
+    if (graphed_) {
+      // The same decision as the captured step's, on the device.
+      outcome.stepped = true;
+      outcome.skipped_on_device = precision_.unscale_on_device(model_.trainable_parameters());
+      update(outcome.skipped_on_device);
+    } else {
+      // Every rank holds the same averaged gradients, so all skip together.
+      outcome.stepped = precision_.unscale_and_check(model_.trainable_parameters());
+      if (outcome.stepped) update();
+    }
   }
   phase_done(StepPhase::kOptimizer);
   outcome.stop = (reducer_ ? reducer_->control_sum() : (stop_vote ? 1.0f : 0.0f)) > 0;

@@ -50,6 +50,9 @@ struct StepExtras {
 struct StepOutcome {
   bool stepped = false;  // false: skipped, the fp16 gradients overflowed
   bool stop = false;     // an interrupt was voted for on some rank
+  // A graphed run's fp16 loss scaling decides on the device: stepped is
+  // then true, and this flag (1: the step was skipped) says the rest.
+  torch::Tensor skipped_on_device;
 };
 
 class TrainStep {
@@ -95,8 +98,8 @@ class TrainStep {
   Forward forward(const torch::Tensor& inputs, const torch::Tensor& labels);
   // Backward of the loss times `weight` (its share of an accumulated step).
   void backward(const Forward& forward, double weight);
-  // Clipping and the optimizer's update.
-  void update();
+  // Clipping and the optimizer's update; `skip`: CapturableStep's flag.
+  void update(const torch::Tensor& skip = {});
   // The step without a graph: each batch's forward and backward, the
   // all-reduce, the loss scaler's verdict, the update.
   StepOutcome run_eagerly(const std::vector<const Batch*>& group, double share, bool stop_vote,
@@ -115,6 +118,9 @@ class TrainStep {
   torch::Tensor class_weights_;
   std::vector<double> lr_scales_;  // optimizer.lr_scale: each parameter group's factor
   std::unique_ptr<GraphedStep> graphed_;
+  // The captured step's skip flag (fp16 loss scaling): a tensor of the
+  // graph, which every replay writes.
+  torch::Tensor captured_skip_;
 };
 
 }  // namespace trainer

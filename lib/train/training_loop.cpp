@@ -307,7 +307,7 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
     const StepOutcome outcome =
         step_->run_group(members, record.lr, share, interrupt_requested() || requeue_requested(), extras);
     const bool stop = outcome.stop;
-    if (average_ && outcome.stepped) average_->update();
+    if (average_ && outcome.stepped) average_->update(outcome.skipped_on_device);
     ++step;
     ++state_.global_step;
     record.steps = step;
@@ -336,7 +336,8 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
 
 void TrainingLoop::report_step(int64_t epoch, double lr) {
   const LossScaler* scaler = precision_.scaler();
-  const auto point = monitor_.after_step(state_.global_step, epoch, lr, meters_, scaler ? scaler->scale_value() : 0,
+  const auto point = monitor_.after_step(state_.global_step, epoch, lr, meters_,
+                                         scaler ? scaler->scale_tensor() : torch::Tensor(),
                                          !observers_.empty());
   if (!point) return;
   for (auto& observer : observers_) observer->on_step(*point);

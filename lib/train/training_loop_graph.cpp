@@ -8,7 +8,7 @@ namespace trainer {
 
 void TrainingLoop::plan_graph() {
   const CaptureFacts facts =
-      capture_facts(config_, experiment_.model, *optimizer_, precision_, device_, cluster_.distributed());
+      capture_facts(config_, experiment_.model, *optimizer_, device_, cluster_.distributed());
   const CapturePlan plan = plan_cuda_graph(config_, facts);
   if (plan.capture) {
     step_->enable_graph(config_.train.batch_size.value, config_.train.cuda_graph == CudaGraphMode::kAuto);

@@ -122,14 +122,51 @@ TEST_CASE("GPU: what prevents a capture is logged under auto and a config error 
           "[gpu][e2e][cuda_graph]") {
   const std::string dir = fresh_dir("cuda-graph-refused");
   if (skip_without_gpus(dir, 1)) return;
-  const std::string experiment = write_graph_experiment(dir, "{name: adam, lr: 0.001}", "gpu:0", "precision: fp16\n");
-  const auto automatic = run_trainer({"run", experiment, "--set", "train.epochs=1"}, dir);
+  const std::string experiment = write_graph_experiment(dir, "{name: adam, lr: 0.001}");
+  const auto automatic = run_trainer({"run", experiment, "--set", "train.epochs=1", "--set", "train.accumulate=2"}, dir);
   INFO(automatic.err);
   REQUIRE(automatic.exit_code == 0);
-  CHECK_THAT(automatic.err, Catch::Contains("cuda_graph: eager steps: fp16 loss scaling"));
-  const auto on = run_trainer({"run", experiment, "--set", "train.epochs=1", "--set", "train.cuda_graph=on"}, dir);
+  CHECK_THAT(automatic.err, Catch::Contains("cuda_graph: eager steps: train.accumulate > 1"));
+  const auto on = run_trainer(
+      {"run", experiment, "--set", "train.epochs=1", "--set", "train.accumulate=2", "--set", "train.cuda_graph=on"},
+      dir);
   CHECK(on.exit_code == 2);
-  CHECK_THAT(on.err, Catch::Contains("train.cuda_graph: on, but this run cannot capture its step: fp16 loss scaling"));
+  CHECK_THAT(on.err, Catch::Contains("train.cuda_graph: on, but this run cannot capture its step: train.accumulate"));
+}
+
+TEST_CASE("GPU: fp16 loss scaling in a graphed run skips the overflowed steps an eager run skips",
+          "[gpu][e2e][cuda_graph]") {
+  const std::string dir = fresh_dir("cuda-graph-fp16");
+  if (skip_without_gpus(dir, 1)) return;
+  // A scale of 2^30 overflows fp16 gradients: the first steps are skipped,
+  // some of them replays, until the halved scale lets them through; then it
+  // grows every 10 good steps.
+  const std::string experiment =
+      write_graph_experiment(dir, "{name: adam, lr: 0.001}", "gpu:0",
+                             "precision: fp16\nloss_scale: {initial: 1073741824, growth_interval: 10}\n");
+  const auto eager = run_trainer({"run", experiment, "--set", "train.cuda_graph=off", "--run-dir", dir + "/runs/eager"},
+                                 dir);
+  INFO(eager.err);
+  REQUIRE(eager.exit_code == 0);
+  const auto graphed = run_trainer({"run", experiment, "--set", "train.cuda_graph=on", "--run-dir", dir + "/runs/graphed"},
+                                   dir);
+  INFO(graphed.err);
+  REQUIRE(graphed.exit_code == 0);
+  const auto a = parse_records(eager.out), b = parse_records(graphed.out);
+  REQUIRE(a.size() == 4);
+  REQUIRE(b.size() == 4);
+  const auto field = [](const std::string& values, const std::string& key) {
+    const size_t at = values.find(key + ":");
+    REQUIRE(at != std::string::npos);
+    return values.substr(at + key.size() + 1, values.find(',', at) - at - key.size() - 1);
+  };
+  CHECK(std::stoi(field(a[0].values, "Skipped Steps")) > 3);  // replays among them
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(field(b[i].values, "Skipped Steps") == field(a[i].values, "Skipped Steps"));
+    CHECK(field(b[i].values, "Loss Scale") == field(a[i].values, "Loss Scale"));
+    CHECK(b[i].loss == Approx(a[i].loss).epsilon(5e-3));
+  }
+  CHECK(graphed_steps_of(b[0].values) == 12);
 }
 
 TEST_CASE("GPU: trainer bench FILE puts the graphed steps beside the eager ones", "[gpu][e2e][cuda_graph][bench]") {

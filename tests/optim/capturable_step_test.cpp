@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "optim/capturable_step.h"
@@ -125,6 +126,46 @@ TEST_CASE("after store_state the optimizer's own step takes over where the captu
       }
     }
     require_close(own, mixed, "after 30 steps");
+  }
+}
+
+TEST_CASE("a step flagged as skipped changes nothing, and the steps around it are the optimizer's own",
+          "[train][optim][cuda_graph]") {
+  // fp16 loss scaling's device flag: every fourth step's gradients
+  // overflowed. The optimizer's own side simply does not step then.
+  const torch::Tensor skip = torch::tensor(1.0, torch::kFloat64), take = torch::tensor(0.0, torch::kFloat64);
+  for (const Case& c : kCases) {
+    INFO(name_of(c));
+    Problem own(c), capturable(c);
+    CapturableStep step(*capturable.optimizer);
+    for (int t = 1; t <= 30; ++t) {
+      const bool overflow = t % 4 == 1;  // the very first step too: no state made yet
+      own.gradients(t);
+      capturable.gradients(t);
+      step.set_learning_rates({rate(t), rate(t) * 0.5});
+      if (overflow) {
+        capturable.params[0].mutable_grad()[0][0] = std::numeric_limits<float>::infinity();
+        capturable.params[1].mutable_grad()[1] = std::numeric_limits<float>::quiet_NaN();
+        std::vector<torch::Tensor> before;
+        for (const auto& p : capturable.params) before.push_back(p.detach().clone());
+        step.step(skip);
+        for (size_t i = 0; i < before.size(); ++i) CHECK(torch::equal(before[i], capturable.params[i]));
+        continue;
+      }
+      set_learning_rate(*own.optimizer, rate(t), {1.0, 0.5});
+      own.optimizer->step();
+      step.step(take);
+    }
+    require_close(own, capturable, "after 30 steps, 8 of them skipped");
+    // The step counts are the taken steps', as the optimizer's own.
+    step.store_state();
+    own.gradients(31);
+    capturable.gradients(31);
+    set_learning_rate(*own.optimizer, rate(31), {1.0, 0.5});
+    set_learning_rate(*capturable.optimizer, rate(31), {1.0, 0.5});
+    own.optimizer->step();
+    capturable.optimizer->step();
+    require_close(own, capturable, "after a 31st step by the optimizer itself");
   }
 }
 

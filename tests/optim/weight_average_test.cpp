@@ -37,3 +37,21 @@ TEST_CASE("the weight average follows decay * average + (1 - decay) * weights", 
   average.swap_in();
   CHECK(a[0][0].item<float>() == 11.0f);
 }
+
+TEST_CASE("a step skipped on the device (fp16 overflow) leaves the weight average as it was", "[optim][ema]") {
+  torch::Tensor a = torch::full({3}, 1.0f);
+  torch::Tensor b = torch::full({3}, 1.0f);
+  WeightAverage flagged({a}, 0.5), plain({b}, 0.5);
+  {
+    torch::NoGradGuard no_grad;
+    a.fill_(3.0f);
+    b.fill_(3.0f);
+  }
+  flagged.update(torch::tensor(1.0, torch::kFloat64));  // skipped: no change
+  flagged.update(torch::tensor(0.0, torch::kFloat64));
+  plain.update();
+  flagged.swap_in();
+  plain.swap_in();
+  CHECK(a[0].item<float>() == 2.0f);
+  CHECK(torch::equal(a, b));
+}

@@ -22,7 +22,6 @@ TEST_CASE("a step is captured on a GPU unless something the host decides is in i
   CHECK(reason_with([](auto& c, auto&) { c.train.cuda_graph = CudaGraphMode::kOff; }) == "train.cuda_graph: off");
   CHECK(reason_with([](auto&, auto& f) { f.gpu = false; }) == "the run is not on a GPU");
   CHECK_THAT(reason_with([](auto&, auto& f) { f.data_parallel = true; }), Catch::StartsWith("a data-parallel run"));
-  CHECK_THAT(reason_with([](auto&, auto& f) { f.loss_scaling = true; }), Catch::StartsWith("fp16 loss scaling"));
   CHECK_THAT(reason_with([](auto& c, auto&) { c.train.accumulate = 2; }), Catch::StartsWith("train.accumulate > 1"));
   CHECK_THAT(reason_with([](auto&, auto& f) { f.masked_sequences = true; }), Catch::StartsWith("masked sequences"));
   CHECK_THAT(reason_with([](auto&, auto& f) { f.scripted = true; }), Catch::StartsWith("a torchscript layer"));

@@ -25,53 +25,69 @@ TEST_CASE("an inf gradient skips the step and halves the scale", "[precision][sc
   CHECK(scaler.scale_value() == 65536.0);
   CHECK(scaler.scale(torch::tensor(2.0f)).item<float>() == 131072.0f);
   const auto good = parameter_with_gradient({65536.0f, -131072.0f});
-  CHECK(scaler.unscale({good}));
+  const torch::Tensor finite = scaler.unscale({good});
+  CHECK(finite.item<double>() == 0);
   CHECK(torch::equal(good.grad(), torch::tensor({1.0f, -2.0f})));
-  scaler.update(true);
+  scaler.update(finite);
   CHECK(scaler.skipped_steps() == 0);
+  CHECK(scaler.scale_value() == 65536.0);
 
   const auto bad = parameter_with_gradient({1.0f, std::numeric_limits<float>::infinity()});
-  CHECK_FALSE(scaler.unscale({good, bad}));
-  scaler.update(false);
+  const torch::Tensor overflow = scaler.unscale({good, bad});
+  CHECK(overflow.item<double>() == 1);
+  scaler.update(overflow);
   CHECK(scaler.scale_value() == 32768.0);
   CHECK(scaler.skipped_steps() == 1);
   const auto nan = parameter_with_gradient({std::numeric_limits<float>::quiet_NaN()});
-  CHECK_FALSE(scaler.unscale({nan}));
+  CHECK(scaler.unscale({nan}).item<double>() == 1);
+  scaler.reset_skipped_steps();
+  CHECK(scaler.skipped_steps() == 0);
 }
+
+namespace {
+
+const torch::Tensor kFinite = torch::tensor(0.0, torch::kFloat64);
+const torch::Tensor kOverflow = torch::tensor(1.0, torch::kFloat64);
+
+}  // namespace
 
 TEST_CASE("the scale grows after the interval of good steps, and no sooner", "[precision][scaler]") {
   LossScaler::Options options;
   options.initial_scale = 8.0;
   options.growth_interval = 3;
   LossScaler scaler(options);
-  scaler.update(true);
-  scaler.update(true);
+  scaler.update(kFinite);
+  scaler.update(kFinite);
   CHECK(scaler.scale_value() == 8.0);
-  scaler.update(true);
+  scaler.update(kFinite);
   CHECK(scaler.scale_value() == 16.0);
   // An overflow restarts the count.
-  scaler.update(true);
-  scaler.update(false);
-  scaler.update(true);
-  scaler.update(true);
+  scaler.update(kFinite);
+  scaler.update(kOverflow);
+  scaler.update(kFinite);
+  scaler.update(kFinite);
   CHECK(scaler.scale_value() == 8.0);
-  scaler.update(true);
+  scaler.update(kFinite);
   CHECK(scaler.scale_value() == 16.0);
+  CHECK(scaler.skipped_steps() == 1);
 }
 
 TEST_CASE("the scaler's state survives a save and load", "[precision][scaler]") {
   LossScaler::Options options;
   options.growth_interval = 5;
   LossScaler scaler(options);
-  scaler.update(false);
-  scaler.update(true);
-  scaler.update(true);
+  scaler.update(kOverflow);
+  scaler.update(kFinite);
+  scaler.update(kFinite);
+  const torch::Tensor state = scaler.state();
+  CHECK(state.dtype() == torch::kFloat64);
+  CHECK(torch::equal(state, torch::tensor({32768.0, 2.0, 1.0}, torch::kFloat64)));
   LossScaler restored(options);
-  restored.load_state(scaler.state());
+  restored.load_state(state);
   CHECK(restored.scale_value() == scaler.scale_value());
   CHECK(restored.skipped_steps() == 1);
   // The two good steps in a row carry over: three more grow the scale.
-  for (int i = 0; i < 3; ++i) restored.update(true);
+  for (int i = 0; i < 3; ++i) restored.update(kFinite);
   CHECK(restored.scale_value() == scaler.scale_value() * 2);
   CHECK_THROWS_AS(restored.load_state(torch::zeros({2})), IoError);
 }

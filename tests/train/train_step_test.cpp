@@ -12,10 +12,12 @@ namespace {
 // A dense classifier of 8 features into 3 classes, trained by plain SGD.
 struct StepFixture {
   // `dense_keys` are added to the dense layer's.
-  explicit StepFixture(const std::string& optimizer_yaml, const std::string& dense_keys = "")
+  // `more_yaml`: further top-level keys.
+  explicit StepFixture(const std::string& optimizer_yaml, const std::string& dense_keys = "",
+                       const std::string& more_yaml = "")
       : config(parse_experiment("data: {dataset: synthetic}\n"
                                 "model: {layers: [{type: dense, units: 3, activation: softmax" + dense_keys + "}]}\n"
-                                "optimizer: " + optimizer_yaml + "\n",
+                                "optimizer: " + optimizer_yaml + "\n" + more_yaml,
                                 "step.yaml")),
         model(build_model(config.model, info())),
         optimizer(make_optimizer(config.optimizer, model.net->parameters())),
@@ -155,6 +157,40 @@ TEST_CASE("a step of a graphed run, taken eagerly, moves the weights as an ordin
     CHECK(graphed.step.graphed()->replayed_steps() == 0);
     CHECK(graphed_meters.samples() == 160);
     CHECK(graphed_meters.loss_sum() == Approx(plain_meters.loss_sum()).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("fp16 loss scaling in a graphed run skips on the device the steps a plain run skips on the host",
+          "[train][step][cuda_graph][scaler]") {
+  // A scale of 1e38 overflows the gradients at first; each skip halves it
+  // until they are finite, and then it grows every 3 good steps. Loss
+  // scaling works on any precision (loss_scale.mode: dynamic), so the CPU
+  // runs the decision a GPU's graph captures.
+  const std::string scaling = "loss_scale: {mode: dynamic, initial: 1.0e38, growth_interval: 3}\n";
+  for (const std::string optimizer : {"{name: adam, lr: 0.01}", "{name: momentum, lr: 0.1, clip_norm: 0.5}",
+                                      "{name: nadam, lr: 0.01}"}) {
+    INFO(optimizer);
+    torch::manual_seed(1);
+    StepFixture plain(optimizer, "", scaling);
+    torch::manual_seed(1);
+    StepFixture graphed(optimizer, "", scaling);
+    graphed.step.enable_graph(64);
+    int64_t plain_skips = 0, graphed_skips = 0;
+    for (int t = 1; t <= 12; ++t) {
+      const StepOutcome a = plain.step.run(plain.batch, 0.01);
+      const StepOutcome b = graphed.step.run(graphed.batch, 0.01);
+      plain_skips += a.stepped ? 0 : 1;
+      CHECK(b.stepped);
+      REQUIRE(b.skipped_on_device.defined());
+      graphed_skips += static_cast<int64_t>(b.skipped_on_device.item<double>());
+    }
+    CHECK(plain_skips > 0);
+    CHECK(plain_skips < 12);
+    CHECK(graphed_skips == plain_skips);
+    CHECK(graphed.precision.scaler()->skipped_steps() == plain_skips);
+    CHECK(graphed.precision.scaler()->scale_value() == plain.precision.scaler()->scale_value());
+    const auto a = plain.model.net->parameters(), b = graphed.model.net->parameters();
+    for (size_t i = 0; i < a.size(); ++i) CHECK(torch::allclose(a[i], b[i], 1e-5, 1e-6));
   }
 }
 
