@@ -13,10 +13,6 @@ template <typename T> const T& options_of(const optim::OptimizerParamGroup& grou
   return static_cast<const T&>(group.options());
 }
 
-torch::Tensor device_scalar(double value, const torch::Device& device, torch::ScalarType type = torch::kFloat64) {
-  return torch::full({}, value, torch::TensorOptions(type).device(device));
-}
-
 torch::Tensor zeros_like_param(const torch::Tensor& param) {
   return torch::zeros_like(param, torch::MemoryFormat::Preserve);
 }

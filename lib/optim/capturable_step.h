@@ -56,10 +56,13 @@ class CapturableStep {
   template <typename State> static void with_moments(Slot& slot, State& state) {
     slot.first = state.exp_avg();
     slot.second = state.exp_avg_sq();
-    slot.step = torch::full({}, static_cast<double>(state.step()),
-                            torch::TensorOptions(torch::kFloat64).device(slot.param.device()));
+    slot.step = device_scalar(static_cast<double>(state.step()), slot.param.device());
   }
   Slot& slot_of(size_t group, const torch::Tensor& param);
+  static torch::Tensor device_scalar(double value, const torch::Device& device,
+                                     torch::ScalarType type = torch::kFloat64) {
+    return torch::full({}, value, torch::TensorOptions(type).device(device));
+  }
 
   torch::optim::Optimizer& optimizer_;
   Kind kind_;

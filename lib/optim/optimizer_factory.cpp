@@ -68,9 +68,16 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& c
   }, config.keys);
 }
 
+std::vector<double> group_rates(size_t groups, double lr, const std::vector<double>& scales) {
+  std::vector<double> rates;
+  for (size_t i = 0; i < groups; ++i) rates.push_back(i < scales.size() ? lr * scales[i] : lr);
+  return rates;
+}
+
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr, const std::vector<double>& scales) {
   auto& groups = optimizer.param_groups();
-  for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(i < scales.size() ? lr * scales[i] : lr);
+  const std::vector<double> rates = group_rates(groups.size(), lr, scales);
+  for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(rates[i]);
 }
 
 }  // namespace trainer

@@ -21,8 +21,10 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& c
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& config,
                                                         const std::vector<ParameterGroup>& groups);
 
-// Sets every group's rate: `lr` times its scale (`scales`, one a group in
-// the groups' order; empty: 1 for all).
+// Each of `groups` groups' rate: `lr` times its scale (`scales`, one a
+// group in the groups' order; empty: 1 for all).
+std::vector<double> group_rates(size_t groups, double lr, const std::vector<double>& scales);
+// Sets every group's rate to group_rates'.
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr, const std::vector<double>& scales = {});
 
 }  // namespace trainer

@@ -132,10 +132,7 @@ StepOutcome TrainStep::run_group(const std::vector<const Batch*>& group, double 
                                  const StepExtras& extras) {
   if (graphed_) {
     // The rates go to the device scalars the captured optimizer reads.
-    std::vector<double> rates;
-    for (size_t i = 0; i < optimizer_.param_groups().size(); ++i)
-      rates.push_back(i < lr_scales_.size() ? lr * lr_scales_[i] : lr);
-    graphed_->optimizer().set_learning_rates(rates);
+    graphed_->optimizer().set_learning_rates(group_rates(optimizer_.param_groups().size(), lr, lr_scales_));
     if (group.size() == 1 && !reducer_ && graphed_->replays(*group[0], extras.meters))
       if (const auto outcome = replay(*group[0], stop_vote, extras)) return *outcome;
   } else {
