@@ -25,5 +25,9 @@ struct CapturePlan {
 };
 
 CapturePlan plan_cuda_graph(const ExperimentConfig& config, const CaptureFacts& facts);
+// Validation's forward (no backward, no optimizer, its sums all-reduced
+// after the last batch): what the model allows decides, under auto and on
+// alike; data-parallel runs and any optimizer may.
+CapturePlan plan_validation_graph(const ExperimentConfig& config, const CaptureFacts& facts);
 
 }  // namespace trainer

@@ -22,7 +22,8 @@ bool graph_pays(double eager_seconds, double replay_seconds) { return replay_sec
 
 GraphedStep::GraphedStep(torch::optim::Optimizer& optimizer, const torch::Device& device, int64_t full_batch,
                          bool race, int64_t warmup_steps)
-    : optimizer_(optimizer), device_(device), full_batch_(full_batch), warmup_steps_(warmup_steps), race_(race) {}
+    : optimizer_(optimizer), device_(device), full_batch_(full_batch), warmup_steps_(warmup_steps), graph_(device),
+      race_(race) {}
 
 bool GraphedStep::replays(const Batch& batch, const MetricAccumulator* meters) const {
   if (failed_ || eager_steps_ < warmup_steps_ || batch.size() != full_batch_) return false;
@@ -30,16 +31,8 @@ bool GraphedStep::replays(const Batch& batch, const MetricAccumulator* meters) c
 }
 
 void GraphedStep::replay(const Batch& batch, MetricAccumulator* meters, const Body& body) {
-  if (!captured()) {
-    // The buffers are made before the capture, outside the graph's pool.
-    inputs_ = batch.inputs.to(device_).clone();
-    labels_ = batch.labels.to(device_).clone();
-    captured_meters_ = meters;
-    graph_.capture(device_.index(), [&] { body(inputs_, labels_); });
-  } else {
-    inputs_.copy_(batch.inputs, /*non_blocking=*/true);
-    labels_.copy_(batch.labels, /*non_blocking=*/true);
-  }
+  if (!captured()) captured_meters_ = meters;
+  graph_.load(batch, body);
   // The first replay (just after the capture) is left out of the race.
   const bool timed = race_ && eager_seconds_ > 0 && replayed_steps_ >= 1 && replayed_steps_ <= kTimedReplays;
   Stopwatch clock;

@@ -14,9 +14,9 @@
 #include <string>
 #include <utility>
 
-#include "device/cuda_graph.h"
 #include "feed/batch_loader.h"
 #include "optim/capturable_step.h"
+#include "train/batch_graph.h"
 #include "models/model.h"
 #include "train/cuda_graph_plan.h"
 #include "train/metrics.h"
@@ -41,7 +41,7 @@ class GraphedStep {
  public:
   // What a captured step does with the static inputs and labels: forward,
   // loss, backward, the metric sums, clipping and the optimizer step.
-  using Body = std::function<void(const torch::Tensor& inputs, const torch::Tensor& labels)>;
+  using Body = BatchGraph::Body;
 
   // `race`: time eager against replayed steps and keep the faster (auto).
   GraphedStep(torch::optim::Optimizer& optimizer, const torch::Device& device, int64_t full_batch, bool race,
@@ -78,8 +78,7 @@ class GraphedStep {
   int64_t full_batch_;
   int64_t warmup_steps_;
   int64_t eager_steps_ = 0, replayed_steps_ = 0;
-  CudaGraph graph_;
-  torch::Tensor inputs_, labels_;  // the static buffers the graph reads
+  BatchGraph graph_;
   const MetricAccumulator* captured_meters_ = nullptr;
   bool failed_ = false;
   bool race_;

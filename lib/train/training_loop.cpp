@@ -175,7 +175,7 @@ EpochRecord TrainingLoop::run_epoch(int64_t epoch) {
   if (last || epoch % config_.train.validate_every == 0) {
     cluster_.set_phase(Phase::kValidation, epoch, record.steps);
     Validation validation = validate_model(experiment_.model, experiment_.data.valid, config_, device_,
-                                           cluster_.communicator(), &progress_);
+                                           cluster_.communicator(), &progress_, validation_graph_.get());
     record.valid = std::move(validation.metrics);
     record.valid_confusion = std::move(validation.confusion);
   }

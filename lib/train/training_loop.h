@@ -27,6 +27,7 @@
 #include "train/step_monitor.h"
 #include "train/step_profiler.h"
 #include "train/train_step.h"
+#include "train/validation_graph.h"
 #include "watch/progress.h"
 #include "watch/run_observer.h"
 
@@ -52,7 +53,8 @@ class TrainingLoop {
   // Returns the seconds spent waiting for data.
   double train_steps(int64_t epoch, EpochRecord& record);
   // train.cuda_graph: whether the steps are captured, logged; a prevented
-  // `on` is a config error.
+  // `on` is a config error. Validation's forward likewise, where the model
+  // allows it.
   void plan_graph();
   void sum_over_ranks(MetricAccumulator& meters);
   void report_step(int64_t epoch, double lr);
@@ -107,6 +109,7 @@ class TrainingLoop {
   std::unique_ptr<GradientReducer> reducer_;
   std::unique_ptr<WeightAverage> average_;  // train.ema
   std::unique_ptr<TrainStep> step_;
+  std::unique_ptr<ValidationGraph> validation_graph_;  // null: validation runs eagerly
   StepMonitor monitor_;
   StepProfiler profiler_;
   EpochMonitor best_;  // train.monitor: best.pt and early stopping

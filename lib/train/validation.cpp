@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "feed/batch_feed.h"
 #include "feed/sampler.h"
@@ -51,25 +52,41 @@ std::vector<MetricValue> identity_baseline(const TensorDataset& data, const Expe
   return meters.results();
 }
 
+MetricAccumulator validation_meters(const Model& model, const ExperimentConfig& config) {
+  return MetricAccumulator(config.loss, config.metrics, model.final_softmax, config.data.images.value_range(),
+                           model.output_classes());
+}
+
 Validation validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config,
-                          const torch::Device& device, Communicator& communicator, ProgressBar* progress) {
+                          const torch::Device& device, Communicator& communicator, ProgressBar* progress,
+                          ValidationGraph* graph) {
   torch::NoGradGuard no_grad;
   model.net->eval();
-  MetricAccumulator meters(config.loss, config.metrics, model.final_softmax, config.data.images.value_range(),
-                           model.output_classes());
+  std::optional<MetricAccumulator> own;
+  if (!graph) own.emplace(validation_meters(model, config));
+  MetricAccumulator& meters = graph ? graph->meters() : *own;
+  meters.reset();
   BatchFeed loader = shard_loader(data, config, device, communicator);
   const int64_t steps = loader.batch_count();
   const auto autocast = run_autocast_dtype(config, device);
-  // Keras's validation loss includes the kernel penalties: the same for every batch.
-  const torch::Tensor penalty = weight_penalty(model);
+  // Keras's validation loss includes the kernel penalties: the same for
+  // every batch. A captured forward computes them itself: a tensor of this
+  // validation's would be gone by the next one's replays.
+  const torch::Tensor penalty = graph ? torch::Tensor() : weight_penalty(model);
+  const auto sums = [&](const torch::Tensor& inputs, const torch::Tensor& labels) {
+    const auto output = forward_in_precision(model, inputs, autocast);
+    auto loss = compute_loss(config.loss, output, labels, model.final_softmax);
+    const torch::Tensor batch_penalty = graph ? weight_penalty(model) : penalty;
+    meters.add_sums(batch_penalty.defined() ? loss + batch_penalty : loss, output, labels);
+  };
   int64_t step = 0;
   if (progress) progress->start_validation(steps);
   while (auto batch = loader.next()) {
-    const auto inputs = batch->inputs.to(device);
-    const auto labels = batch->labels.to(device);
-    const auto output = forward_in_precision(model, inputs, autocast);
-    auto loss = compute_loss(config.loss, output, labels, model.final_softmax);
-    meters.add(penalty.defined() ? loss + penalty : loss, output, labels);
+    if (!graph || !graph->replays(*batch) || !graph->run(*batch, sums)) {
+      sums(batch->inputs.to(device), batch->labels.to(device));
+      if (graph) graph->count_eager(*batch);
+    }
+    meters.add_samples(batch->size());
     if (progress) progress->update(++step, meters.samples(), [&] { return meters.running_values(); });
   }
   if (progress) progress->finish();

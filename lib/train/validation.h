@@ -5,6 +5,7 @@
 #include "runs/class_scores.h"
 #include "runs/epoch_log.h"
 #include "spec/experiment_config.h"
+#include "train/validation_graph.h"
 #include "watch/progress.h"
 
 namespace trainer {
@@ -18,9 +19,15 @@ struct Validation {
 // the model is left in training mode. Batches go to `device` (the model's).
 // With several ranks each evaluates its shard and the sums are all-reduced:
 // every sample counted exactly once, no padding duplicates. `progress`,
-// when given, shows the validation of the epoch it last started.
+// when given, shows the validation of the epoch it last started. `graph`,
+// when given (a run whose step is captured), replays its captured forward
+// for the full batches and sums into its meters.
 Validation validate_model(Model& model, const TensorDataset& data, const ExperimentConfig& config,
-                          const torch::Device& device, Communicator& communicator, ProgressBar* progress = nullptr);
+                          const torch::Device& device, Communicator& communicator, ProgressBar* progress = nullptr,
+                          ValidationGraph* graph = nullptr);
+
+// The meters validation sums into.
+MetricAccumulator validation_meters(const Model& model, const ExperimentConfig& config);
 
 // The metrics of the validation inputs themselves taken as the outputs,
 // for data sets whose targets are images: the identity baseline a

@@ -40,6 +40,15 @@ log: {dir: )" << dir << "/runs}\n"
   return path;
 }
 
+// The value of `key` in an epoch record's values ("Valid Loss").
+std::string field_of(const std::string& values, const std::string& key) {
+  const size_t at = values.find(key + ":");
+  REQUIRE(at != std::string::npos);
+  const size_t begin = at + key.size() + 1;
+  const size_t end = values.find(',', begin);
+  return values.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
 int64_t graphed_steps_of(const std::string& values) {
   const std::string key = "Graphed Steps:";
   const size_t at = values.find(key);
@@ -83,7 +92,16 @@ TEST_CASE("GPU: a graphed run trains as an eager one, with every optimizer, a sc
     REQUIRE(b.size() == 4);
     // The same arithmetic in another order (the captured optimizer's device
     // scalars): the same losses to float noise, the same dropout masks.
-    for (size_t i = 0; i < a.size(); ++i) CHECK(b[i].loss == Approx(a[i].loss).epsilon(2e-3));
+    // Validation (96 samples: 3 batches of 32) replays its own captured
+    // forward from the second batch of the first epoch on.
+    CHECK_THAT(graphed.err, Catch::Contains("cuda_graph: validation replays one captured forward pass"));
+    for (size_t i = 0; i < a.size(); ++i) {
+      CHECK(b[i].loss == Approx(a[i].loss).epsilon(2e-3));
+      CHECK(std::stod(field_of(b[i].values, "Valid Loss")) ==
+            Approx(std::stod(field_of(a[i].values, "Valid Loss"))).epsilon(2e-3));
+      CHECK(std::stod(field_of(b[i].values, "Valid Precision")) ==
+            Approx(std::stod(field_of(a[i].values, "Valid Precision"))).epsilon(1e-2));
+    }
     CHECK(graphed_steps_of(a[0].values) == -1);
     // Three eager warm-up steps and the epoch's last, shorter batch.
     CHECK(graphed_steps_of(b[0].values) == 12);
@@ -155,15 +173,10 @@ TEST_CASE("GPU: fp16 loss scaling in a graphed run skips the overflowed steps an
   const auto a = parse_records(eager.out), b = parse_records(graphed.out);
   REQUIRE(a.size() == 4);
   REQUIRE(b.size() == 4);
-  const auto field = [](const std::string& values, const std::string& key) {
-    const size_t at = values.find(key + ":");
-    REQUIRE(at != std::string::npos);
-    return values.substr(at + key.size() + 1, values.find(',', at) - at - key.size() - 1);
-  };
-  CHECK(std::stoi(field(a[0].values, "Skipped Steps")) > 3);  // replays among them
+  CHECK(std::stoi(field_of(a[0].values, "Skipped Steps")) > 3);  // replays among them
   for (size_t i = 0; i < a.size(); ++i) {
-    CHECK(field(b[i].values, "Skipped Steps") == field(a[i].values, "Skipped Steps"));
-    CHECK(field(b[i].values, "Loss Scale") == field(a[i].values, "Loss Scale"));
+    CHECK(field_of(b[i].values, "Skipped Steps") == field_of(a[i].values, "Skipped Steps"));
+    CHECK(field_of(b[i].values, "Loss Scale") == field_of(a[i].values, "Loss Scale"));
     CHECK(b[i].loss == Approx(a[i].loss).epsilon(5e-3));
   }
   CHECK(graphed_steps_of(b[0].values) == 12);

@@ -32,6 +32,29 @@ TEST_CASE("a step is captured on a GPU unless something the host decides is in i
   CHECK(plan_cuda_graph(config, facts).capture);
 }
 
+TEST_CASE("validation's forward is captured where the model allows it, whatever the step and optimizer",
+          "[train][cuda_graph]") {
+  ExperimentConfig config;
+  CaptureFacts facts;
+  facts.gpu = true;
+  facts.data_parallel = true;
+  facts.optimizer = "Adam with AMSGrad";
+  config.train.accumulate = 4;
+  CHECK(plan_validation_graph(config, facts).capture);
+  CHECK_FALSE(plan_cuda_graph(config, facts).capture);
+  facts.masked_sequences = true;
+  CHECK_THAT(plan_validation_graph(config, facts).reason, Catch::StartsWith("masked sequences"));
+  facts.masked_sequences = false;
+  facts.scripted = true;
+  CHECK_THAT(plan_validation_graph(config, facts).reason, Catch::StartsWith("a torchscript layer"));
+  facts.scripted = false;
+  config.train.cuda_graph = CudaGraphMode::kOff;
+  CHECK_FALSE(plan_validation_graph(config, facts).capture);
+  config.train.cuda_graph = CudaGraphMode::kAuto;
+  facts.gpu = false;
+  CHECK(plan_validation_graph(config, facts).reason == "the run is not on a GPU");
+}
+
 TEST_CASE("auto keeps a graph unless its replay is slower than the eager step by more than 5 %",
           "[train][cuda_graph]") {
   CHECK(graph_pays(1.0e-3, 0.25e-3));
