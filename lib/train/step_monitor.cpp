@@ -7,8 +7,7 @@ StepMonitor::StepMonitor(const LogConfig& log, const torch::Device& device)
 
 void StepMonitor::start_epoch(const MetricAccumulator& meters) {
   times_ = {};
-  timer_.reset();
-  timer_.emplace(device_, times_);
+  timer_ = std::make_unique<StepTimer>(device_, times_);
   steps_ = timed_ = 0;
   point_loss_ = DeferredRead();
   point_loss_sum_ = meters.samples() > 0 ? meters.loss_sum() : 0.0;
@@ -20,7 +19,7 @@ StepTimer* StepMonitor::before_step() {
   timing_ = log_.step_times && steps_ % interval_ == 0;
   if (!timing_) return nullptr;
   timer_->start();
-  return &*timer_;
+  return timer_.get();
 }
 
 std::optional<StepPoint> StepMonitor::after_step(int64_t global_step, int64_t epoch, double lr,
@@ -66,7 +65,8 @@ std::optional<StepPoint> StepMonitor::finish_point() {
   return pending_point_;
 }
 
-void StepMonitor::fill(EpochRecord& record, int64_t steps_run) const {
+void StepMonitor::fill(EpochRecord& record, int64_t steps_run) {
+  if (timer_) timer_->collect();
   if (timed_ == 0) return;
   record.timed_steps = timed_;
   record.step_times = times_.scaled(static_cast<double>(steps_run) / static_cast<double>(timed_));

@@ -8,6 +8,7 @@
 // scaled from those.
 #include <torch/torch.h>
 
+#include <memory>
 #include <optional>
 
 #include "device/deferred_read.h"
@@ -43,14 +44,15 @@ class StepMonitor {
   // The point still waiting for its loss, at the epoch's end.
   std::optional<StepPoint> finish_point();
   // The epoch's step-time split, scaled to the `steps_run` steps this process ran.
-  void fill(EpochRecord& record, int64_t steps_run) const;
+  // (Collects the last timed step's GPU phases first.)
+  void fill(EpochRecord& record, int64_t steps_run);
 
  private:
   LogConfig log_;
   torch::Device device_;
   int64_t interval_ = 1;  // time one step in this many
   StepTimes times_;
-  std::optional<StepTimer> timer_;
+  std::unique_ptr<StepTimer> timer_;
   int64_t steps_ = 0, timed_ = 0;
   bool timing_ = false;  // the current step is timed
   // The previous point: the loss sum and sample count the epoch had then.

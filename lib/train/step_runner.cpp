@@ -1,6 +1,7 @@
 #include "train/step_runner.h"
 
 #include <cmath>
+#include <memory>
 #include <optional>
 
 #include "device/device_memory.h"
@@ -45,10 +46,10 @@ void StepRunner::run(int64_t batch, int64_t steps, StepTimes* times) {
   options.epoch = 1;
   BatchFeed loader(experiment_.data.train, sample_order(batch, steps), options, device_);
   const double steps_per_epoch = std::ceil(static_cast<double>(train_size()) / static_cast<double>(batch));
-  std::optional<StepTimer> timer;
-  if (times) timer.emplace(device_, *times);
+  std::unique_ptr<StepTimer> timer;
+  if (times) timer = std::make_unique<StepTimer>(device_, *times);
   StepExtras extras;
-  extras.timer = timer ? &*timer : nullptr;
+  extras.timer = timer.get();
   for (int64_t step = 0;; ++step) {
     if (timer) timer->start();
     auto next = loader.next();
@@ -58,6 +59,7 @@ void StepRunner::run(int64_t batch, int64_t steps, StepTimes* times) {
                                    static_cast<double>(config_.train.epochs));
     step_.run(*next, lr, 1.0, false, extras);
   }
+  if (timer) timer->collect();
 }
 
 void StepRunner::run_at_rates(int64_t batch, const std::vector<double>& rates,

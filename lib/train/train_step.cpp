@@ -32,18 +32,40 @@ void clip_gradient_norm(const std::vector<torch::Tensor>& parameters, double max
 
 }  // namespace
 
+StepTimer::StepTimer(const torch::Device& device, StepTimes& times) : device_(device), times_(times) {
+  if (DeviceTimeline::available(device)) marks_ = std::make_unique<Marks>(device);
+}
+
 void StepTimer::start() {
-  // The previous step's queued GPU work belongs to that step.
+  if (marks_) {
+    // The start mark sits behind the previous step's queued work, which
+    // belongs to that step.
+    collect();
+    marks_->timeline.mark();
+    return;
+  }
   synchronize(device_);
   clock_.reset();
   last_ = 0;
 }
 
 void StepTimer::end(StepPhase phase) {
+  if (marks_) {
+    marks_->timeline.mark();
+    marks_->phases.push_back(phase);
+    return;
+  }
   synchronize(device_);
   const double now = clock_.seconds();
   times_.of(phase) += now - last_;
   last_ = now;
+}
+
+void StepTimer::collect() {
+  if (!marks_) return;
+  const std::vector<double> seconds = marks_->timeline.take_intervals();
+  for (size_t i = 0; i < seconds.size() && i < marks_->phases.size(); ++i) times_.of(marks_->phases[i]) += seconds[i];
+  marks_->phases.clear();
 }
 
 TrainStep::TrainStep(const ExperimentConfig& config, Model& model, torch::optim::Optimizer& optimizer,

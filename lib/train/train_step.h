@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "device/device_timeline.h"
 #include "distributed/gradient_reducer.h"
 #include "feed/batch_loader.h"
 #include "models/model.h"
@@ -22,23 +23,36 @@
 
 namespace trainer {
 
-// Adds the seconds of each phase of a step to `times`. The device is
-// synchronised at the step's start and each phase's end: GPU work is
-// asynchronous, and without the wait its time would land in a later phase.
-// On a GPU that costs the overlap of host and device, so a run times only
-// sampled steps (StepSampling); on a CPU the waits are free.
+// Adds the seconds of each phase of a step to `times`. GPU work is
+// asynchronous: on a GPU each phase's end is a timing event on its queue,
+// and the times between them are read when the next step is timed (or at
+// collect()), when the GPU has long passed them, so the host never waits.
+// Elsewhere (a CPU, or a build without CUDA) the device is waited for at
+// the step's start and each phase's end, and a clock read: on a CPU the
+// waits are free. A run times only sampled steps on a GPU (StepMonitor).
 class StepTimer {
  public:
-  StepTimer(const torch::Device& device, StepTimes& times) : device_(device), times_(times) {}
+  StepTimer(const torch::Device& device, StepTimes& times);
   // Before the batch is fetched: the data phase starts here.
   void start();
   void end(StepPhase phase);
+  // The last timed step's phases into `times`, where they are still on the
+  // GPU's queue; before `times` is read.
+  void collect();
 
  private:
   torch::Device device_;
   StepTimes& times_;
   Stopwatch clock_;
   double last_ = 0;
+  // On a GPU: the marks of the step being timed, and the phase each mark
+  // after the first ends.
+  struct Marks {
+    explicit Marks(const torch::Device& device) : timeline(device) {}
+    DeviceTimeline timeline;
+    std::vector<StepPhase> phases;
+  };
+  std::unique_ptr<Marks> marks_;
 };
 
 struct StepExtras {
