@@ -24,7 +24,6 @@ class DeviceTimeline {
 
   // A mark behind the work queued so far on the device's current stream.
   void mark();
-  size_t marks() const;
   // The seconds between consecutive marks (one fewer than the marks), once
   // the device has passed the last one (polled, as DeferredRead polls: read
   // a timed step later, it almost always has); the marks are cleared.

@@ -29,8 +29,6 @@ void DeviceTimeline::mark() {
   impl_->events.push_back(std::move(event));
 }
 
-size_t DeviceTimeline::marks() const { return impl_->events.size(); }
-
 std::vector<double> DeviceTimeline::take_intervals() {
   auto& events = impl_->events;
   std::vector<double> seconds;

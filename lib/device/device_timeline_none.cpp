@@ -16,8 +16,6 @@ DeviceTimeline::~DeviceTimeline() = default;
 
 void DeviceTimeline::mark() { throw std::logic_error("DeviceTimeline: this build has no CUDA"); }
 
-size_t DeviceTimeline::marks() const { return 0; }
-
 std::vector<double> DeviceTimeline::take_intervals() { return {}; }
 
 }  // namespace trainer

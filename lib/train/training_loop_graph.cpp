@@ -2,7 +2,6 @@
 #include "train/training_loop.h"
 
 #include "train/validation.h"
-
 #include "util/error.h"
 #include "util/logging.h"
 

@@ -34,6 +34,15 @@ inline DataInfo tokens(int64_t length, int64_t vocabulary, int64_t classes) {
   return info;
 }
 
+// Rows of `features` numbers in `classes` classes (a dense model's input).
+inline DataInfo feature_rows(int64_t features, int64_t classes) {
+  DataInfo info;
+  info.name = "test";
+  info.input_shape = {features};
+  info.classes = classes;
+  return info;
+}
+
 inline DataInfo images(int64_t channels, int64_t height, int64_t width, int64_t classes) {
   DataInfo info;
   info.name = "test";

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/config_loader.h"
+#include "models/model_fixtures.h"
 #include "optim/optimizer_factory.h"
 #include "train/experiment_setup.h"
 #include "train/parameter_groups.h"
@@ -17,11 +18,7 @@ Model two_dense_layers(const std::string& optimizer) {
       "data: {dataset: synthetic}\nloss: {from_logits: true}\noptimizer: " + optimizer +
           "\nmodel: {layers: [{type: dense, units: 5}, {type: dense, units: classes}]}\n",
       "groups.yaml");
-  DataInfo info;
-  info.name = "synthetic";
-  info.input_shape = {4};
-  info.classes = 3;
-  return build_seeded_model(config, info);
+  return build_seeded_model(config, testing::feature_rows(4, 3));
 }
 
 // The change one SGD step at lr 0.1 makes to each parameter, by name.

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/config_loader.h"
+#include "models/model_fixtures.h"
 #include "optim/optimizer_factory.h"
 #include "train/train_step.h"
 #include "util/error.h"
@@ -27,13 +28,7 @@ struct StepFixture {
     batch.inputs = 10 * torch::randn({16, 8});
     batch.labels = torch::randint(0, 3, {16}, torch::kInt64);
   }
-  static DataInfo info() {
-    DataInfo data;
-    data.name = "test";
-    data.input_shape = {8};
-    data.classes = 3;
-    return data;
-  }
+  static DataInfo info() { return testing::feature_rows(8, 3); }
   // The L2 norm of how far the parameters moved in one step at `lr`.
   double step_length(double lr, const StepExtras& extras = {}) {
     std::vector<torch::Tensor> before;

@@ -7,6 +7,7 @@
 
 #include "config/config_loader.h"
 #include "distributed/communicator.h"
+#include "models/model_fixtures.h"
 #include "train/validation.h"
 
 using namespace trainer;
@@ -20,12 +21,8 @@ TEST_CASE("validation with a graph that cannot capture gives plain validation's 
       "metrics: [accuracy, precision]\n"
       "train: {batch_size: 8, valid_batch_size: 8}\n",
       "validation.yaml");
-  DataInfo info;
-  info.name = "test";
-  info.input_shape = {5};
-  info.classes = 3;
   torch::manual_seed(4);
-  Model model = build_model(config.model, info);
+  Model model = build_model(config.model, testing::feature_rows(5, 3));
   // 8 + 8 + 4 samples: two full batches and a shorter one.
   const TensorDataset data{torch::randn({20, 5}), torch::randint(0, 3, {20}, torch::kInt64)};
   auto communicator = make_single_process_communicator();
