@@ -7,7 +7,9 @@
 #      (build-gpu/deps; never into /). Without a bundle the machine's own
 #      packages are used, as scripts/install-deps.sh installs them;
 #   2. build trainer in build-gpu/ against the LibTorch inside that PyTorch
-#      (torch.utils.cmake_prefix_path, C++11 ABI);
+#      (torch.utils.cmake_prefix_path, C++11 ABI), with trainer's CUDA
+#      kernels where nvcc is found (a failed build is reported, then built
+#      again without them so that the other steps still run);
 #   3. print the device inventory; the matrix-product benchmark on the CPU and
 #      the first GPU side by side, and in fp16 and bf16; with --rows, the GPU
 #      rows of docs/performance.md (scripts/bench/gpu_rows.sh: the product
@@ -96,9 +98,26 @@ else
   cmake_args+=("-DCMAKE_PREFIX_PATH=$torch_prefix")
 fi
 
+# trainer's own CUDA kernels (lib/fused) need nvcc: on PATH, in CUDACXX, or
+# where CUDA installs itself.
+if [ -z "${CUDACXX:-}" ] && ! command -v nvcc >/dev/null; then
+  for candidate in /usr/local/cuda/bin/nvcc /usr/local/cuda-*/bin/nvcc; do
+    if [ -x "$candidate" ]; then export CUDACXX=$candidate; break; fi
+  done
+fi
+echo "gpu-check: CUDA compiler for trainer's kernels: ${CUDACXX:-$(command -v nvcc || echo 'none (they are left out)')}"
+
 step configure cmake -S . -B build-gpu "${cmake_args[@]}"
-step build cmake --build build-gpu -j"$jobs" --target trainer
-if [ ${#failed[@]} -gt 0 ]; then summary; exit 1; fi
+[ ${#failed[@]} -eq 0 ] && step build cmake --build build-gpu -j"$jobs" --target trainer
+if [ ${#failed[@]} -gt 0 ]; then
+  # The failure stays in the summary; the rest of the check still runs on a
+  # build without trainer's CUDA kernels (the GPU path then runs LibTorch's).
+  echo "gpu-check: building again without trainer's CUDA kernels (-DTRAINER_CUDA_KERNELS=OFF)"
+  first_failures=${#failed[@]}
+  step configure-without-kernels cmake -S . -B build-gpu "${cmake_args[@]}" -DTRAINER_CUDA_KERNELS=OFF
+  step build-without-kernels cmake --build build-gpu -j"$jobs" --target trainer
+  if [ ${#failed[@]} -gt "$first_failures" ]; then summary; exit 1; fi
+fi
 
 step devices build-gpu/trainer devices
 if [ -n "$cuda" ] && "$python" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)'; then

@@ -3,7 +3,7 @@
 namespace trainer {
 
 int GraphNetImpl::add_node(std::vector<int> inputs, MergeOp merge, int64_t axis) {
-  nodes_.push_back({std::move(inputs), merge, axis, {}});
+  nodes_.push_back({std::move(inputs), merge, axis, {}, {}});
   planned_ = false;
   return static_cast<int>(nodes_.size());
 }
@@ -11,6 +11,18 @@ int GraphNetImpl::add_node(std::vector<int> inputs, MergeOp merge, int64_t axis)
 void GraphNetImpl::append(const std::string& name, torch::nn::AnyModule module) {
   register_module(name, module.ptr());
   nodes_.back().modules.push_back(std::move(module));
+}
+
+void GraphNetImpl::replace(size_t node, size_t index, torch::nn::AnyModule module) {
+  torch::nn::AnyModule& old = nodes_.at(node).modules.at(index);
+  for (const auto& child : named_children())
+    if (child.value().get() == old.ptr().get()) {
+      replace_module(child.key(), module.ptr());
+      old = std::move(module);
+      nodes_[node].role = NodeRole();
+      return;
+    }
+  TORCH_CHECK(false, "GraphNet::replace: module ", index, " of node ", node, " is not registered");
 }
 
 torch::Tensor GraphNetImpl::merge(const GraphNode& node, const std::vector<torch::Tensor>& inputs) {

@@ -6,6 +6,7 @@
 // ("l3_0.weight"), so checkpoints of chain models are unchanged.
 #include <torch/torch.h>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,11 +17,20 @@ namespace trainer {
 
 enum class MergeOp { kNone, kAdd, kMultiply, kAverage, kConcatenate };
 
+// What a node's layer is, where a pass over the built graph may replace it
+// by a fused kernel (models/norm_chain_fusion.h); kOther for the rest.
+struct NodeRole {
+  enum Kind { kOther, kInstanceNorm, kRelu, kDropout, kReflectionPadding } kind = kOther;
+  double rate = 0;                // kDropout
+  std::array<int64_t, 4> pad{};   // kReflectionPadding: top, bottom, left, right
+};
+
 struct GraphNode {
   std::vector<int> inputs;  // slots: 0 is the model's input, node i writes slot i + 1
   MergeOp merge = MergeOp::kNone;
   int64_t axis = 1;  // kConcatenate
   std::vector<torch::nn::AnyModule> modules;
+  NodeRole role;
 };
 
 class GraphNetImpl : public torch::nn::Module {
@@ -29,6 +39,12 @@ class GraphNetImpl : public torch::nn::Module {
   int add_node(std::vector<int> inputs, MergeOp merge = MergeOp::kNone, int64_t axis = 1);
   // Appends a module to the newest node, registered under `name`.
   void append(const std::string& name, torch::nn::AnyModule module);
+  // Says what the newest node's layer is (GraphBuilder).
+  void set_newest_role(const NodeRole& role) { nodes_.back().role = role; }
+  // Puts `module` in place of module `index` of node `node`, under the
+  // registered name of the one it replaces (so parameter names stay). The
+  // node's role is then kOther: it is no longer the layer it was.
+  void replace(size_t node, size_t index, torch::nn::AnyModule module);
   // The newest node's merge applied to `inputs` (the builder's probes).
   torch::Tensor merge_newest(const std::vector<torch::Tensor>& inputs) const;
 

@@ -282,11 +282,17 @@ void GraphBuilder::add_pool(const Dims& pool_size, const Dims& given_strides, co
 void GraphBuilder::build(const GlobalAvgPoolLayer&) { push(GlobalPool(false, input_mask())); }
 void GraphBuilder::build(const GlobalMaxPoolLayer&) { push(GlobalPool(true, input_mask())); }
 void GraphBuilder::build(const FlattenLayer&) { push(nn::Flatten()); }
-void GraphBuilder::build(const DropoutLayer& dropout) { push(nn::Dropout(dropout.rate)); }
+void GraphBuilder::build(const DropoutLayer& dropout) {
+  push(nn::Dropout(dropout.rate));
+  model_.net->set_newest_role({NodeRole::kDropout, dropout.rate, {}});
+}
 template <LayerKind K, size_t Rank>
 void GraphBuilder::build(const SpatialDropoutLayer<K, Rank>& dropout) { push(SpatialDropout(dropout.rate)); }
 void GraphBuilder::build(const GaussianNoiseLayer& noise) { push(GaussianNoise(noise.stddev)); }
-void GraphBuilder::build(const ActivationLayer& layer) { push_activation(layer.activation, layer.alpha); }
+void GraphBuilder::build(const ActivationLayer& layer) {
+  push_activation(layer.activation, layer.alpha);
+  if (layer.activation == Activation::kRelu) model_.net->set_newest_role({NodeRole::kRelu, 0, {}});
+}
 
 void GraphBuilder::build(const Upsampling2dLayer& layer) {
   const auto size = expand(layer.size, 2, {2});
@@ -311,6 +317,8 @@ void GraphBuilder::build(const Padding2dLayer<kind>& layer) {
                                                           : F::PadFuncOptions::mode_t(torch::kReplicate));
   }
   push(SpatialPad(options));
+  if constexpr (kind == LayerKind::kReflectionPadding2d)
+    model_.net->set_newest_role({NodeRole::kReflectionPadding, 0, {top, bottom, left, right}});
 }
 
 void GraphBuilder::build(const Cropping2dLayer& layer) {
@@ -370,7 +378,10 @@ void GraphBuilder::build(const LayerNormLayer& layer) {
 }
 
 void GraphBuilder::build(const GroupNormLayer& norm) { add_group_norm(norm.groups, norm); }
-void GraphBuilder::build(const InstanceNormLayer& norm) { add_group_norm(channels(), norm); }
+void GraphBuilder::build(const InstanceNormLayer& norm) {
+  add_group_norm(channels(), norm);
+  model_.net->set_newest_role({NodeRole::kInstanceNorm, 0, {}});
+}
 
 void GraphBuilder::add_group_norm(int64_t groups, const ChannelNormKeys& norm) {
   if (channels() % groups != 0)

@@ -195,6 +195,7 @@ struct GpuConfig {
   bool cudnn_benchmark = true;
   bool tf32 = true;
   bool channels_last = false;
+  bool fused_kernels = true;
 
   template <class V> void visit_fields(V& v) {
     v("cudnn_benchmark", cudnn_benchmark, "Let cuDNN time its algorithms for each new convolution shape and keep "
@@ -205,6 +206,10 @@ struct GpuConfig {
     v("channels_last", channels_last, "Image models in the channels-last layout on GPUs too (as on CPUs, where "
                                       "oneDNN is fastest so); false: NCHW, which cuDNN ran faster on an H200 "
                                       "(docs/performance.md).");
+    v("fused_kernels", fused_kernels,
+      "Run each instance norm with the ReLU, dropout and reflection padding after it as one CUDA kernel each way "
+      "(docs/devices.md), where the build has trainer's CUDA kernels; false: LibTorch's kernels, one per layer. "
+      "The same values to within float rounding; dropout draws other numbers.");
   }
 };
 

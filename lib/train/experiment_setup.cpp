@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "models/norm_chain_fusion.h"
 #include "optim/weight_average.h"
 #include "train/image_quality.h"
 #include "train/scripted_loss.h"
@@ -24,6 +25,20 @@ void check_outputs_cover_classes(const ExperimentConfig& config, const Model& mo
   throw ConfigError({"model.layers[" + std::to_string(config.model.layers.size() - 1) + "]: the model outputs " +
                      shape_text(shape) + " but the " + info.name + " data has " + std::to_string(info.classes) +
                      " classes; sparse_categorical_crossentropy needs one output per class (units: classes)"});
+}
+
+// trainer's fused kernels in place of the layer chains they cover
+// (gpu.fused_kernels), on a model already on its GPU.
+void fuse_for_gpu(Model& model, const GpuConfig& gpu) {
+  if (!gpu.fused_kernels) return;
+  const int chains = fuse_norm_chains(model);
+  if (chains == 0) return;
+  if (norm_chain_cuda_compiled())
+    log().info("fused kernels: {} run with the ReLU, dropout and reflection padding after them as one CUDA kernel "
+               "each way (gpu.fused_kernels)", count_of(chains, "instance norm"));
+  else
+    log().info("fused kernels: this build has none (configured without a CUDA compiler); LibTorch's kernels run the "
+               "{} that could be fused", count_of(chains, "instance norm"));
 }
 
 // Whether a model built for `a` fits data described by `b`.
@@ -135,6 +150,7 @@ Experiment prepare_experiment(const ExperimentConfig& config, const torch::Devic
   if (!device.is_cpu()) {
     model.net->to(device);
     if (device.is_cuda() && model.channels_last && !config.gpu.channels_last) model.use_nchw();
+    if (device.is_cuda()) fuse_for_gpu(model, config.gpu);
   }
   return {std::move(data), std::move(model)};
 }

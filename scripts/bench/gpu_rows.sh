@@ -15,6 +15,8 @@
 #      loop, images/s, and a
 #      real two-epoch run's data wait with the degradation on the GPU and on
 #      the CPU (needs data/deblur-photos);
+#      and trainer's fused norm kernels against LibTorch's layers
+#      (gpu.fused_kernels true / false), images/s;
 #   4. where a GPU step's host time goes (step_profile.sh on gpu:0; the
 #      legacy profiler sees launches, not kernels).
 # Reuters needs $TRAINER_DATA_DIR/reuters21578; Fashion-MNIST is read from
@@ -114,6 +116,23 @@ print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_s
       nchw=$(bench) last=$(bench --set gpu.channels_last=true)
       printf '%-18s %-9s %-6s %10.1f %14.1f %10s\n' "$experiment" "$precision" "$repeat" "$nchw" "$last" \
         "$(ratio "$nchw" "$last")"
+    done
+  done
+  echo
+  echo "== fused kernels on gpu:0: trainer bench FILE (30 steps after 5), each instance norm with its ReLU, dropout"
+  echo "   and reflection padding as one CUDA kernel (gpu.fused_kernels: true, the default) against LibTorch's"
+  echo "   kernels one layer at a time (false), images/s, alternated"
+  printf '%-18s %-9s %-6s %10s %10s %12s\n' experiment precision repeat fused unfused fused/unfused
+  for repeat in $(seq "$repeats"); do
+    for precision in fp32 bf16; do
+      fused_bench() {
+        "$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set devices=gpu:0 \
+          --set "precision=$precision" --log-level warn "$@" |
+          "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
+      }
+      fused=$(fused_bench) unfused=$(fused_bench --set gpu.fused_kernels=false)
+      printf '%-18s %-9s %-6s %10.1f %10.1f %12s\n' deblur_resnet "$precision" "$repeat" "$fused" "$unfused" \
+        "$(ratio "$fused" "$unfused")"
     done
   done
   echo

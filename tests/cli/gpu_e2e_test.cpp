@@ -2,6 +2,7 @@
 // skips without them: gpu_runs.h).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -188,4 +189,56 @@ TEST_CASE("GPU: gpu:all trains data-parallel over NCCL", "[gpu][e2e][dist]") {
   REQUIRE(epochs.size() == 3);
   CHECK(epochs[2].loss < epochs[0].loss);
   CHECK_THAT(read_text(dir + "/runs/mlp/run/worklog.1"), Catch::Contains("gloo + nccl"));
+}
+
+TEST_CASE("GPU: instance norms run fused with their ReLU, dropout and padding, and train as the unfused layers",
+          "[gpu][e2e][fused]") {
+  const std::string dir = fresh_dir("gpu-fused");
+  if (skip_without_gpus(dir, 1)) return;
+  // Two chains: norm, ReLU, padding; and norm, ReLU, dropout (rate 0 here,
+  // so that both runs compute the same values).
+  const auto write = [&](const std::string& name, double rate) {
+    std::ofstream(dir + "/" + name + ".yaml")
+        << "experiment: {name: fused, seed: 3}\n"
+           "data: {dataset: synthetic, synthetic: {shape: [3, 32, 32], classes: 4, train_samples: 512, "
+           "valid_samples: 128}}\n"
+           "model:\n  layers:\n"
+           "    - {type: conv2d, filters: 16, kernel_size: 3}\n"
+           "    - {type: instancenorm}\n"
+           "    - {type: activation, activation: relu}\n"
+           "    - {type: reflection_padding2d, padding: 1}\n"
+           "    - {type: conv2d, filters: 16, kernel_size: 3}\n"
+           "    - {type: instancenorm}\n"
+           "    - {type: activation, activation: relu}\n"
+           "    - {type: dropout, rate: "
+        << rate
+        << "}\n"
+           "    - {type: global_avgpool}\n"
+           "    - {type: dense, units: classes, activation: softmax}\n"
+           "optimizer: {name: adam, lr: 0.01}\n"
+           "train: {epochs: 3, batch_size: 32}\ndevices: gpu:0\ngpu: {cudnn_benchmark: false}\n";
+    return dir + "/" + name + ".yaml";
+  };
+  const auto fused = run_trainer({"run", write("plain", 0), "--set", "log.run_name=fused"}, dir);
+  INFO(fused.err);
+  REQUIRE(fused.exit_code == 0);
+  CHECK_THAT(fused.err, Catch::Contains("fused kernels: 2 instance norms run with the ReLU"));
+  const auto unfused =
+      run_trainer({"run", write("plain", 0), "--set", "log.run_name=unfused", "--set", "gpu.fused_kernels=false"}, dir);
+  INFO(unfused.err);
+  REQUIRE(unfused.exit_code == 0);
+  CHECK_THAT(unfused.err, !Catch::Contains("fused kernels:"));
+  const auto a = parse_records(fused.out), b = parse_records(unfused.out);
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 3);
+  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].loss == Approx(b[i].loss).epsilon(2e-3));
+  // With dropout, in bf16: the kernels' dropout and half-precision paths.
+  const auto dropped = run_trainer({"run", write("dropout", 0.3), "--set", "log.run_name=dropout", "--set",
+                                    "precision=bf16"},
+                                   dir);
+  INFO(dropped.err);
+  REQUIRE(dropped.exit_code == 0);
+  const auto c = parse_records(dropped.out);
+  REQUIRE(c.size() == 3);
+  for (const auto& epoch : c) CHECK(std::isfinite(epoch.loss));
 }

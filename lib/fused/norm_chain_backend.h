@@ -1,0 +1,48 @@
+#pragma once
+// What norm_chain.cpp's autograd function asks of each implementation: the
+// CPU loops (norm_chain_cpu.cpp) and the CUDA kernels (norm_chain_cuda.cu,
+// or norm_chain_cuda_none.cpp where the build has no CUDA).
+#include <ATen/ATen.h>
+
+#include <array>
+#include <cstdint>
+
+#include "fused/norm_chain.h"
+
+namespace trainer::fused {
+
+// Where the dropout draws come from, as the forward took it, so that the
+// backward draws the same: on the CPU a seed and an offset; on CUDA the
+// generator's PhiloxCudaState, copied as bytes (it holds pointers while a
+// graph is captured).
+struct DropoutDraws {
+  std::array<uint64_t, 4> words{};
+};
+
+struct ChainForward {
+  at::Tensor output;  // (N, C, H + top + bottom, W + left + right)
+  at::Tensor mean;    // (N * C), float32
+  at::Tensor rstd;    // (N * C), float32: 1 / sqrt(variance + eps)
+};
+
+struct ChainBackward {
+  at::Tensor grad_input;
+  at::Tensor grad_gamma_parts;  // (N, C), float32: summed over N by the caller
+  at::Tensor grad_beta_parts;
+};
+
+// gamma and beta: float32 (C) or undefined. The dropout rate is `dropout`
+// (0: none); `draws` is written by forward and read by backward.
+ChainForward chain_forward_cpu(const at::Tensor& x, const at::Tensor& gamma, const at::Tensor& beta,
+                               const NormChainOptions& options, double dropout, DropoutDraws& draws);
+ChainBackward chain_backward_cpu(const at::Tensor& grad_output, const at::Tensor& x, const at::Tensor& gamma,
+                                 const at::Tensor& beta, const ChainForward& saved, const NormChainOptions& options,
+                                 double dropout, const DropoutDraws& draws);
+ChainForward chain_forward_cuda(const at::Tensor& x, const at::Tensor& gamma, const at::Tensor& beta,
+                                const NormChainOptions& options, double dropout, DropoutDraws& draws);
+ChainBackward chain_backward_cuda(const at::Tensor& grad_output, const at::Tensor& x, const at::Tensor& gamma,
+                                  const at::Tensor& beta, const ChainForward& saved, const NormChainOptions& options,
+                                  double dropout, const DropoutDraws& draws);
+bool cuda_kernels_compiled();
+
+}  // namespace trainer::fused

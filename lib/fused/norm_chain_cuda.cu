@@ -1,0 +1,287 @@
+// The fused norm chain's CUDA kernels: one thread block per (sample,
+// channel) plane. The forward takes the plane's mean and variance (Welford,
+// combined across the block), then writes the padded output, each element
+// reading its reflected source; the backward gathers each element's
+// gradient from the padded positions that read it, recomputes the ReLU and
+// dropout masks, sums the two gradient statistics across the block, and
+// writes the input's gradient.
+#include <ATen/ATen.h>
+#include <ATen/Dispatch.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
+#include <ATen/cuda/PhiloxUtils.cuh>
+#include <c10/cuda/CUDAGuard.h>
+
+#include <cstring>
+#include <mutex>
+#include <tuple>
+
+#include "fused/norm_chain_backend.h"
+#include "fused/norm_chain_math.h"
+
+namespace trainer::fused {
+namespace {
+
+constexpr int kMaxWarps = 32;
+
+struct Shape {
+  int64_t channels, height, width, top, bottom, left, right;
+  __host__ __device__ int64_t elements() const { return height * width; }
+  __host__ __device__ int64_t padded_height() const { return height + top + bottom; }
+  __host__ __device__ int64_t padded_width() const { return width + left + right; }
+};
+
+struct Tail {
+  bool relu;
+  float keep;  // 1: no dropout
+  at::PhiloxCudaState philox;
+};
+
+// No member initialisers: the block's partial statistics live in shared
+// memory, which takes no dynamic initialisation.
+struct Welford {
+  float count, mean, m2;
+  __device__ void add(float v) {
+    count += 1;
+    const float d = v - mean;
+    mean += d / count;
+    m2 += d * (v - mean);
+  }
+  __device__ void merge(const Welford& o) {
+    if (o.count == 0) return;
+    const float total = count + o.count;
+    const float d = o.mean - mean;
+    mean += d * (o.count / total);
+    m2 += o.m2 + d * d * (count * o.count / total);
+    count = total;
+  }
+};
+
+__device__ Welford shuffle_down(const Welford& w, int delta) {
+  Welford o{0, 0, 0};
+  o.count = __shfl_down_sync(0xffffffffu, w.count, delta);
+  o.mean = __shfl_down_sync(0xffffffffu, w.mean, delta);
+  o.m2 = __shfl_down_sync(0xffffffffu, w.m2, delta);
+  return o;
+}
+
+// The block's combined statistics, in every thread.
+__device__ Welford block_welford(Welford w) {
+  __shared__ Welford partial[kMaxWarps];
+  __shared__ Welford total;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int delta = 16; delta > 0; delta /= 2) w.merge(shuffle_down(w, delta));
+  if (lane == 0) partial[warp] = w;
+  __syncthreads();
+  if (warp == 0) {
+    Welford v = lane < (blockDim.x + 31) / 32 ? partial[lane] : Welford{0, 0, 0};
+    for (int delta = 16; delta > 0; delta /= 2) v.merge(shuffle_down(v, delta));
+    if (lane == 0) total = v;
+  }
+  __syncthreads();
+  return total;
+}
+
+// The block's sums of a and b, in every thread.
+__device__ float2 block_sum(float2 s) {
+  __shared__ float2 partial[kMaxWarps];
+  __shared__ float2 total;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int delta = 16; delta > 0; delta /= 2) {
+    s.x += __shfl_down_sync(0xffffffffu, s.x, delta);
+    s.y += __shfl_down_sync(0xffffffffu, s.y, delta);
+  }
+  if (lane == 0) partial[warp] = s;
+  __syncthreads();
+  if (warp == 0) {
+    float2 v = lane < (blockDim.x + 31) / 32 ? partial[lane] : make_float2(0, 0);
+    for (int delta = 16; delta > 0; delta /= 2) {
+      v.x += __shfl_down_sync(0xffffffffu, v.x, delta);
+      v.y += __shfl_down_sync(0xffffffffu, v.y, delta);
+    }
+    if (lane == 0) total = v;
+  }
+  __syncthreads();
+  return total;
+}
+
+__device__ float apply_tail(float v, const Tail& tail, uint64_t seed, uint64_t offset, int64_t index) {
+  if (tail.relu) v = v > 0 ? v : 0;
+  if (tail.keep < 1)
+    v = dropout_keeps(philox_word(seed, static_cast<uint64_t>(index), offset), tail.keep) ? v * (1 / tail.keep) : 0;
+  return v;
+}
+
+__device__ float tail_gradient(float g, float v, const Tail& tail, uint64_t seed, uint64_t offset, int64_t index) {
+  if (tail.keep < 1)
+    g = dropout_keeps(philox_word(seed, static_cast<uint64_t>(index), offset), tail.keep) ? g * (1 / tail.keep) : 0;
+  if (tail.relu && !(v > 0)) g = 0;
+  return g;
+}
+
+template <typename T>
+__global__ void chain_forward_kernel(const T* __restrict__ x, const float* __restrict__ gamma,
+                                     const float* __restrict__ beta, T* __restrict__ y, float* __restrict__ means,
+                                     float* __restrict__ rstds, Shape s, float eps, Tail tail) {
+  const int64_t plane = blockIdx.x, elements = s.elements();
+  const T* xp = x + plane * elements;
+  Welford w{0, 0, 0};
+  for (int64_t i = threadIdx.x; i < elements; i += blockDim.x) w.add(static_cast<float>(xp[i]));
+  const Welford stats = block_welford(w);
+  const float mean = stats.mean, rstd = rsqrtf(stats.m2 / stats.count + eps);
+  if (threadIdx.x == 0) {
+    means[plane] = mean;
+    rstds[plane] = rstd;
+  }
+  const int64_t c = plane % s.channels;
+  const float g = gamma ? gamma[c] : 1.0f, b = beta ? beta[c] : 0.0f;
+  uint64_t seed = 0, offset = 0;
+  if (tail.keep < 1) {
+    const auto unpacked = at::cuda::philox::unpack(tail.philox);
+    seed = std::get<0>(unpacked);
+    offset = std::get<1>(unpacked);
+  }
+  const int64_t width = s.padded_width(), padded = s.padded_height() * width;
+  T* yp = y + plane * padded;
+  for (int64_t i = threadIdx.x; i < padded; i += blockDim.x) {
+    const int64_t row = i / width, col = i - row * width;
+    const int64_t source = reflected_source(row, s.height, s.top) * s.width + reflected_source(col, s.width, s.left);
+    const float v = normalised(static_cast<float>(xp[source]), mean, rstd, g, b);
+    yp[i] = static_cast<T>(apply_tail(v, tail, seed, offset, plane * elements + source));
+  }
+}
+
+// The gradient of the normalised value at element (h, w) of a plane.
+template <typename T>
+__device__ float element_gradient(const T* gp, const Shape& s, int64_t h, int64_t w, float v, const Tail& tail,
+                                  uint64_t seed, uint64_t offset, int64_t index) {
+  int64_t rows[3], cols[3];
+  const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
+  const int nc = padded_readers(w, s.width, s.left, s.right, cols);
+  float folded = 0;
+  for (int i = 0; i < nr; ++i)
+    for (int j = 0; j < nc; ++j) folded += static_cast<float>(gp[rows[i] * s.padded_width() + cols[j]]);
+  return tail_gradient(folded, v, tail, seed, offset, index);
+}
+
+template <typename T>
+__global__ void chain_backward_kernel(const T* __restrict__ grad, const T* __restrict__ x,
+                                      const float* __restrict__ gamma, const float* __restrict__ beta,
+                                      const float* __restrict__ means, const float* __restrict__ rstds,
+                                      T* __restrict__ dx, float* __restrict__ dgamma, float* __restrict__ dbeta,
+                                      Shape s, Tail tail) {
+  const int64_t plane = blockIdx.x, elements = s.elements();
+  const T* xp = x + plane * elements;
+  const T* gp = grad + plane * s.padded_height() * s.padded_width();
+  const float mean = means[plane], rstd = rstds[plane];
+  const int64_t c = plane % s.channels;
+  const float g = gamma ? gamma[c] : 1.0f, b = beta ? beta[c] : 0.0f;
+  uint64_t seed = 0, offset = 0;
+  if (tail.keep < 1) {
+    const auto unpacked = at::cuda::philox::unpack(tail.philox);
+    seed = std::get<0>(unpacked);
+    offset = std::get<1>(unpacked);
+  }
+  float2 sums = make_float2(0, 0);
+  for (int64_t e = threadIdx.x; e < elements; e += blockDim.x) {
+    const int64_t h = e / s.width, w = e - h * s.width;
+    const float xv = static_cast<float>(xp[e]);
+    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, g, b), tail, seed, offset,
+                                      plane * elements + e);
+    sums.x += gy;
+    sums.y += gy * ((xv - mean) * rstd);
+  }
+  sums = block_sum(sums);
+  if (threadIdx.x == 0) {
+    dgamma[plane] = sums.y;
+    dbeta[plane] = sums.x;
+  }
+  const float mean_gy = sums.x / elements, mean_gy_xhat = sums.y / elements, scale = g * rstd;
+  for (int64_t e = threadIdx.x; e < elements; e += blockDim.x) {
+    const int64_t h = e / s.width, w = e - h * s.width;
+    const float xv = static_cast<float>(xp[e]);
+    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, g, b), tail, seed, offset,
+                                      plane * elements + e);
+    dx[plane * elements + e] = static_cast<T>(scale * (gy - mean_gy - ((xv - mean) * rstd) * mean_gy_xhat));
+  }
+}
+
+// Threads a block: enough for the plane, at most 512.
+int block_threads(int64_t elements) {
+  if (elements <= 1024) return 128;
+  if (elements <= 8192) return 256;
+  return 512;
+}
+
+Shape shape_of(const at::Tensor& x, const NormChainOptions& options) {
+  return {x.size(1), x.size(2), x.size(3), options.pad[0], options.pad[1], options.pad[2], options.pad[3]};
+}
+
+Tail tail_of(const NormChainOptions& options, double dropout, const DropoutDraws& draws) {
+  Tail tail{options.relu, static_cast<float>(1 - dropout), {}};
+  static_assert(sizeof(at::PhiloxCudaState) <= sizeof(draws.words), "the draws' bytes hold a PhiloxCudaState");
+  if (dropout > 0) std::memcpy(static_cast<void*>(&tail.philox), draws.words.data(), sizeof(at::PhiloxCudaState));
+  return tail;
+}
+
+const float* data_or_null(const at::Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
+
+}  // namespace
+
+bool cuda_kernels_compiled() { return true; }
+
+ChainForward chain_forward_cuda(const at::Tensor& input, const at::Tensor& gamma, const at::Tensor& beta,
+                                const NormChainOptions& options, double dropout, DropoutDraws& draws) {
+  const c10::cuda::CUDAGuard guard(input.device());
+  const at::Tensor x = input.contiguous();
+  if (dropout > 0) {
+    // As PyTorch's dropout: the generator's offset advances by a multiple of
+    // 4 per call, and during capture the state names the graph's own seed
+    // and offset, so each replay draws anew.
+    auto generator = at::cuda::detail::getDefaultCUDAGenerator(x.device().index());
+    at::PhiloxCudaState state;
+    {
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      state = at::check_generator<at::CUDAGeneratorImpl>(generator)->philox_cuda_state(4);
+    }
+    std::memcpy(draws.words.data(), &state, sizeof(state));
+  }
+  const Shape s = shape_of(x, options);
+  const int64_t planes = x.size(0) * s.channels;
+  ChainForward out{at::empty({x.size(0), s.channels, s.padded_height(), s.padded_width()}, x.options()),
+                   at::empty({planes}, x.options().dtype(at::kFloat)), at::empty({planes}, x.options().dtype(at::kFloat))};
+  const Tail tail = tail_of(options, dropout, draws);
+  const int threads = block_threads(s.elements());
+  auto stream = at::cuda::getCurrentCUDAStream();
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "norm_chain_forward_cuda", [&] {
+    chain_forward_kernel<scalar_t><<<static_cast<unsigned>(planes), threads, 0, stream>>>(
+        x.data_ptr<scalar_t>(), data_or_null(gamma), data_or_null(beta), out.output.data_ptr<scalar_t>(),
+        out.mean.data_ptr<float>(), out.rstd.data_ptr<float>(), s, static_cast<float>(options.eps), tail);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  return out;
+}
+
+ChainBackward chain_backward_cuda(const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& gamma,
+                                  const at::Tensor& beta, const ChainForward& saved, const NormChainOptions& options,
+                                  double dropout, const DropoutDraws& draws) {
+  const c10::cuda::CUDAGuard guard(input.device());
+  const at::Tensor x = input.contiguous(), grad = grad_output.contiguous().to(x.scalar_type());
+  const Shape s = shape_of(x, options);
+  const int64_t planes = x.size(0) * s.channels;
+  ChainBackward out{at::empty_like(x), at::empty({x.size(0), s.channels}, x.options().dtype(at::kFloat)),
+                    at::empty({x.size(0), s.channels}, x.options().dtype(at::kFloat))};
+  const Tail tail = tail_of(options, dropout, draws);
+  const int threads = block_threads(s.elements());
+  auto stream = at::cuda::getCurrentCUDAStream();
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "norm_chain_backward_cuda", [&] {
+    chain_backward_kernel<scalar_t><<<static_cast<unsigned>(planes), threads, 0, stream>>>(
+        grad.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), data_or_null(gamma), data_or_null(beta),
+        saved.mean.data_ptr<float>(), saved.rstd.data_ptr<float>(), out.grad_input.data_ptr<scalar_t>(),
+        out.grad_gamma_parts.data_ptr<float>(), out.grad_beta_parts.data_ptr<float>(), s, tail);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  return out;
+}
+
+}  // namespace trainer::fused

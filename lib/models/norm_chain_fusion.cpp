@@ -1,0 +1,99 @@
+#include "models/norm_chain_fusion.h"
+
+#include <algorithm>
+
+namespace trainer {
+
+namespace F = torch::nn::functional;
+
+FusedNormChainImpl::FusedNormChainImpl(const torch::nn::GroupNormOptions& norm, const NormChainOptions& tail,
+                                       bool cpu)
+    : DeviceGroupNormImpl(norm), chain(tail), fuse_on_cpu(cpu) {
+  chain.eps = norm.eps();
+}
+
+torch::Tensor FusedNormChainImpl::forward(const torch::Tensor& x) {
+  if ((x.is_cuda() || fuse_on_cpu) && norm_chain_unfit(x, chain).empty())
+    return norm_chain(x, weight, bias, chain, is_training());
+  torch::Tensor y = DeviceGroupNormImpl::forward(x);
+  if (chain.relu) y = torch::relu(y);
+  if (chain.dropout > 0) y = torch::dropout(y, chain.dropout, is_training());
+  const auto& p = chain.pad;
+  if (std::any_of(p.begin(), p.end(), [](int64_t v) { return v > 0; }))
+    y = F::pad(y, F::PadFuncOptions({p[2], p[3], p[0], p[1]}).mode(torch::kReflect));
+  return y;
+}
+
+namespace {
+
+// Whether node `i` is one of `role`, with one module, read by node i + 1
+// alone (so that node i + 1 may take its place), and not frozen.
+class ChainFinder {
+ public:
+  explicit ChainFinder(const Model& model) : model_(model), nodes_(model.net->nodes()) {
+    readers_.assign(nodes_.size() + 1, 0);
+    for (const auto& node : nodes_)
+      for (int slot : node.inputs) ++readers_[static_cast<size_t>(slot)];
+  }
+
+  bool is(size_t i, NodeRole::Kind role) const {
+    if (i >= nodes_.size() || nodes_[i].role.kind != role || nodes_[i].modules.size() != 1) return false;
+    const auto& frozen = model_.frozen_modules;
+    return std::find(frozen.begin(), frozen.end(), nodes_[i].modules[0].ptr()) == frozen.end();
+  }
+  // Node i + 1 reads node i's output, and nothing else does.
+  bool follows(size_t i) const {
+    if (i + 1 >= nodes_.size()) return false;
+    const GraphNode& next = nodes_[i + 1];
+    const int slot = static_cast<int>(i) + 1;
+    return next.merge == MergeOp::kNone && next.inputs == std::vector<int>{slot} &&
+           readers_[static_cast<size_t>(slot)] == 1;
+  }
+
+ private:
+  const Model& model_;
+  const std::vector<GraphNode>& nodes_;
+  std::vector<int> readers_;
+};
+
+}  // namespace
+
+int fuse_norm_chains(Model& model, bool fuse_on_cpu) {
+  const ChainFinder finder(model);
+  const auto& nodes = model.net->nodes();
+  int fused = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!finder.is(i, NodeRole::kInstanceNorm)) continue;
+    auto norm = std::dynamic_pointer_cast<DeviceGroupNormImpl>(nodes[i].modules[0].ptr());
+    if (!norm) continue;
+    NormChainOptions chain;
+    std::vector<size_t> absorbed;
+    size_t last = i;
+    const auto take = [&](NodeRole::Kind role) {
+      if (!finder.follows(last) || !finder.is(last + 1, role)) return false;
+      absorbed.push_back(++last);
+      return true;
+    };
+    if (take(NodeRole::kRelu)) chain.relu = true;
+    if (take(NodeRole::kDropout)) chain.dropout = nodes[last].role.rate;
+    if (take(NodeRole::kReflectionPadding)) chain.pad = nodes[last].role.pad;
+    // A norm alone gains nothing: LibTorch's own is as good.
+    if (absorbed.empty()) continue;
+    FusedNormChain module(norm->options, chain, fuse_on_cpu);
+    {
+      torch::NoGradGuard no_grad;
+      if (norm->weight.defined()) module->weight.set_data(norm->weight);
+      if (norm->bias.defined()) module->bias.set_data(norm->bias);
+    }
+    if (norm->weight.defined()) module->weight.set_requires_grad(norm->weight.requires_grad());
+    if (norm->bias.defined()) module->bias.set_requires_grad(norm->bias.requires_grad());
+    if (!norm->is_training()) module->eval();
+    model.net->replace(i, 0, torch::nn::AnyModule(module));
+    for (size_t k : absorbed) model.net->replace(k, 0, torch::nn::AnyModule(torch::nn::Identity()));
+    ++fused;
+    i = last;
+  }
+  return fused;
+}
+
+}  // namespace trainer

@@ -1,0 +1,31 @@
+#pragma once
+// Replaces each instance norm that is followed by a ReLU, a dropout and/or a
+// reflection padding (in that order, each read by the next alone) with one
+// fused module (fused/norm_chain.h): the DeblurGAN generator's norms, for
+// one. The layers it absorbs become identities; the norm's parameters keep
+// their names, so checkpoints and summaries are unchanged.
+#include <torch/torch.h>
+
+#include "fused/norm_chain.h"
+#include "models/layers.h"
+#include "models/model.h"
+
+namespace trainer {
+
+// An instance norm and the layers after it that it runs itself: fused on
+// CUDA, and on the CPU only when asked (the tests' reference loops);
+// elsewhere, and for inputs the kernels do not take, LibTorch's layers one
+// after another, as before fusion.
+struct FusedNormChainImpl : DeviceGroupNormImpl {
+  FusedNormChainImpl(const torch::nn::GroupNormOptions& norm, const NormChainOptions& tail, bool cpu);
+  torch::Tensor forward(const torch::Tensor& x);
+  NormChainOptions chain;
+  bool fuse_on_cpu;
+};
+TORCH_MODULE(FusedNormChain);
+
+// Fuses every chain of `model` it can; returns how many. Frozen layers are
+// left as they are.
+int fuse_norm_chains(Model& model, bool fuse_on_cpu = false);
+
+}  // namespace trainer

@@ -1,0 +1,138 @@
+// The pass that puts fused norm chains in a built model: which layers it
+// takes, that names and values stay, and that the CPU fallback is the
+// unfused model exactly.
+#include <catch2/catch.hpp>
+
+#include <torch/torch.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "models/model_fixtures.h"
+#include "models/norm_chain_fusion.h"
+#include "test_paths.h"
+
+namespace trainer {
+namespace {
+
+using testing::experiment_of;
+using testing::images;
+using testing::source_dir;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+Model deblur_generator() {
+  torch::manual_seed(4);
+  const ExperimentConfig config = experiment_of(read_file(source_dir() + "/tests/models/deblur_generator.yaml"));
+  return build_model(config.model, images(3, 32, 32, 2));
+}
+
+std::vector<std::string> parameter_names(const Model& model) {
+  std::vector<std::string> names;
+  for (const auto& item : model.net->named_parameters()) names.push_back(item.key());
+  return names;
+}
+
+// The output and every parameter's gradient for one batch.
+std::vector<torch::Tensor> forward_and_gradients(Model& model, const torch::Tensor& image) {
+  model.net->zero_grad();
+  const torch::Tensor out = model.forward(image);
+  (out * torch::linspace(-1, 1, out.numel()).view(out.sizes())).sum().backward();
+  std::vector<torch::Tensor> all{out.detach().clone()};
+  for (const auto& p : model.net->parameters()) all.push_back(p.grad().clone());
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("the DeblurGAN generator's norm chains are fused: 14 of its 23 instance norms", "[models][fused]") {
+  Model model = deblur_generator();
+  const auto names = parameter_names(model);
+  // The three of the encoder and the two of the decoder with their ReLU (the
+  // last also with the padding before the 7x7 convolution), and each
+  // residual block's first with its ReLU, dropout and padding; the blocks'
+  // second norms feed the block's sum, and stay.
+  CHECK(fuse_norm_chains(model) == 14);
+  CHECK(parameter_names(model) == names);
+  int chains = 0, identities = 0, with_dropout = 0, padded = 0;
+  for (const auto& node : model.net->nodes()) {
+    if (node.modules.empty()) continue;  // merges
+    if (auto chain = std::dynamic_pointer_cast<FusedNormChainImpl>(node.modules[0].ptr())) {
+      ++chains;
+      CHECK(chain->chain.relu);
+      with_dropout += chain->chain.dropout == 0.5;
+      padded += chain->chain.pad[0] > 0;
+    }
+    identities += std::dynamic_pointer_cast<torch::nn::IdentityImpl>(node.modules[0].ptr()) != nullptr;
+  }
+  CHECK(chains == 14);
+  CHECK(with_dropout == 9);
+  CHECK(padded == 10);
+  CHECK(identities == 14 + 9 + 10);
+  // A second pass finds nothing left to fuse.
+  CHECK(fuse_norm_chains(model) == 0);
+}
+
+TEST_CASE("a fused model computes what the unfused one does: the CPU reference loops, and the fallback exactly",
+          "[models][fused]") {
+  const torch::Tensor image = torch::rand({2, 3, 32, 32}) * 2 - 1;
+  Model plain = deblur_generator();
+  Model reference = deblur_generator();
+  Model fallback = deblur_generator();
+  REQUIRE(fuse_norm_chains(reference, /*fuse_on_cpu=*/true) == 14);
+  REQUIRE(fuse_norm_chains(fallback) == 14);
+  // Without dropout (evaluation), the reference loops within float rounding.
+  for (Model* m : {&plain, &reference, &fallback}) m->net->eval();
+  const auto expected = forward_and_gradients(plain, image);
+  const auto fused = forward_and_gradients(reference, image);
+  REQUIRE(fused.size() == expected.size());
+  for (size_t i = 0; i < fused.size(); ++i) {
+    INFO("tensor " << i);
+    CHECK(torch::allclose(fused[i], expected[i], 1e-3, 1e-4));
+  }
+  // Training, dropout included: on the CPU the fused modules run LibTorch's
+  // layers, drawing the same masks from the same seed.
+  plain.train_mode();
+  fallback.train_mode();
+  torch::manual_seed(9);
+  const auto trained = forward_and_gradients(plain, image);
+  torch::manual_seed(9);
+  const auto same = forward_and_gradients(fallback, image);
+  for (size_t i = 0; i < same.size(); ++i) CHECK(torch::equal(same[i], trained[i]));
+}
+
+TEST_CASE("chains are fused only where the norm's output goes to the next layer alone, and not when frozen",
+          "[models][fused]") {
+  const DataInfo data = images(2, 8, 8, 2);
+  // The norm's output is also read by the add: fusing the ReLU into it would
+  // hand the add the ReLU's output.
+  Model shared = build_model(testing::layers_of("    - {type: conv2d, filters: 4, kernel_size: 3, padding: same}\n"
+                                                "    - {type: instancenorm, name: n}\n"
+                                                "    - {type: activation, activation: relu, name: r}\n"
+                                                "    - {type: add, inputs: [n, r]}\n"),
+                             data);
+  CHECK(fuse_norm_chains(shared) == 0);
+  // A norm with nothing after it to fuse, and a leaky ReLU, stay.
+  Model alone = build_model(testing::layers_of("    - {type: conv2d, filters: 4, kernel_size: 3}\n"
+                                               "    - {type: instancenorm}\n"
+                                               "    - {type: activation, activation: leaky_relu}\n"),
+                            data);
+  CHECK(fuse_norm_chains(alone) == 0);
+  Model frozen = build_model(testing::layers_of("    - {type: conv2d, filters: 4, kernel_size: 3}\n"
+                                                "    - {type: instancenorm, trainable: false}\n"
+                                                "    - {type: activation, activation: relu}\n"),
+                             data);
+  CHECK(fuse_norm_chains(frozen) == 0);
+  // Padding straight after the norm (no ReLU) is taken too.
+  Model padded = build_model(testing::layers_of("    - {type: conv2d, filters: 4, kernel_size: 3}\n"
+                                                "    - {type: instancenorm}\n"
+                                                "    - {type: reflection_padding2d, padding: 1}\n"
+                                                "    - {type: conv2d, filters: 4, kernel_size: 3}\n"),
+                             data);
+  CHECK(fuse_norm_chains(padded) == 1);
+}
+
+}  // namespace trainer
