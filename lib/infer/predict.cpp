@@ -18,6 +18,7 @@
 #include "device/runtime.h"
 #include "runs/checkpoint.h"
 #include "train/experiment_setup.h"
+#include "infer/forward_graphs.h"
 #include "infer/predict_memory.h"
 #include "infer/predict_outputs.h"
 #include "infer/predict_rows.h"
@@ -99,7 +100,7 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
   const DataInfo& info = described.info;
   Model& model = described.model;
   load_weights_to_use(options.checkpoint, model, config, device);
-  model.net->to(device);
+  place_model(model, device, config.gpu);
   model.net->eval();
   torch::NoGradGuard no_grad;
   const bool images_out = has_image_targets(config.data);
@@ -125,7 +126,10 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
   }
   check_no_existing_outputs(outputs, options.overwrite);
   const auto [budget, budget_source] = image_memory_budget(config, device);
-  const ImageModel apply = [&](const torch::Tensor& x) { return model.forward(x); };
+  const std::string refusal = forward_graphs_refusal(config, model, device);
+  if (device.is_cuda() && !refusal.empty()) log().info("cuda_graph: predict runs eagerly ({})", refusal);
+  ForwardGraphs forward([&](const torch::Tensor& x) { return model.forward(x); }, refusal.empty());
+  const ImageModel apply = [&](const torch::Tensor& x) { return forward(x); };
   const auto to_model = [&](const Image& pixels) { return model_input(pixels, config, info, !images_out, device); };
   Stopwatch clock;
   std::string lines;
@@ -156,7 +160,7 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
           png->finish();
         });
       } else {
-        const torch::Tensor output = model.forward(to_model(reader.next_rows(shape.height)));
+        const torch::Tensor output = forward(to_model(reader.next_rows(shape.height)));
         nlohmann::ordered_json line;
         line["file"] = file.path;
         line["top"] = top_classes(class_probabilities(output, model, config)[0], info, options.top_k);
@@ -190,6 +194,7 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
       write_file_atomic(outputs.front(), lines);
     }
   }
+  if (const std::string graphs = forward.summary(); !graphs.empty()) log().info("{}", graphs);
   log().info("predicted {} file{} in {:.1f} s{}{}", done, done == 1 ? "" : "s", clock.seconds(),
              skipped > 0 ? ", " + std::to_string(skipped) + " skipped" : "",
              options.output.empty() ? "" : "; output in " + options.output);

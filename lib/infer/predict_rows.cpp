@@ -6,6 +6,7 @@
 #include "data/dataset.h"
 #include "device/device_select.h"
 #include "device/runtime.h"
+#include "infer/forward_graphs.h"
 #include "infer/predict_outputs.h"
 #include "infer/sequence_inputs.h"
 #include "infer/tabular_inputs.h"
@@ -70,9 +71,12 @@ int64_t run_predict_rows(const ExperimentConfig& config, const PredictOptions& o
   const DataInfo& info = recorded.info;
   Model model = build_seeded_model(config, info);
   load_weights_to_use(options.checkpoint, model, config, device);
-  model.net->to(device);
+  place_model(model, device, config.gpu);
   model.net->eval();
   torch::NoGradGuard no_grad;
+  const std::string refusal = forward_graphs_refusal(config, model, device);
+  if (device.is_cuda() && !refusal.empty()) log().info("cuda_graph: predict runs eagerly ({})", refusal);
+  ForwardGraphs forward([&](const torch::Tensor& x) { return model.forward(x); }, refusal.empty());
 
   Stopwatch clock;
   const RowInputs rows = read_inputs(options.input, config, recorded);
@@ -83,7 +87,7 @@ int64_t run_predict_rows(const ExperimentConfig& config, const PredictOptions& o
   std::string lines;
   for (int64_t first = 0; first < count; first += batch) {
     const int64_t last = std::min(count, first + batch);
-    const torch::Tensor output = model.forward(rows.inputs.slice(0, first, last).to(device));
+    const torch::Tensor output = forward(rows.inputs.slice(0, first, last).to(device));
     const torch::Tensor answers =
         (classifier ? class_probabilities(output, model, config) : output).to(torch::kCPU, torch::kFloat32);
     for (int64_t r = first; r < last; ++r) {
@@ -102,6 +106,7 @@ int64_t run_predict_rows(const ExperimentConfig& config, const PredictOptions& o
     fs::create_directories(options.output, ignored);
     write_file_atomic(outputs.front(), lines);
   }
+  if (const std::string graphs = forward.summary(); !graphs.empty()) log().info("{}", graphs);
   log().info("predicted {} in {:.1f} s{}{}", count_of(count, info.token_inputs ? "sequence" : "row"), clock.seconds(),
              rows.skipped > 0 ? ", " + std::to_string(rows.skipped) + " skipped" : "",
              options.output.empty() ? "" : "; output in " + options.output);

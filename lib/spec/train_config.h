@@ -119,7 +119,8 @@ struct TrainConfig {
       "GPU runs: after 3 eager warm-up steps, capture one training step (forward, loss, backward, clipping, "
       "optimizer, metric sums) as a CUDA graph and replay it for every full batch, one launch instead of hundreds; "
       "auto: where the run allows it (the log says what prevented it otherwise), on: a prevented capture is a "
-      "config error, off: eager steps.");
+      "config error, off: eager steps. Validation and trainer predict replay captured forward passes likewise "
+      "unless off.");
     v("profile", profile, "A profile of a few training steps: {epoch: E, steps: N}.");
     v("monitor", monitor, "The epoch figure that decides which epoch is best: loss, a metric (accuracy, mse, ...), or "
       "either with val_ (the validation set's). checkpoints/best.pt holds the best epoch's weights and state.",

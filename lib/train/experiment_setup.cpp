@@ -147,12 +147,15 @@ Experiment prepare_experiment(const ExperimentConfig& config, const torch::Devic
              targets, clock.seconds());
   Model model = early && same_model_inputs(*preview, info) ? std::move(*early) : build_seeded_model(config, info);
   // Initialised on the CPU, so a seed gives the same weights on every device.
-  if (!device.is_cpu()) {
-    model.net->to(device);
-    if (device.is_cuda() && model.channels_last && !config.gpu.channels_last) model.use_nchw();
-    if (device.is_cuda()) fuse_for_gpu(model, config.gpu);
-  }
+  place_model(model, device, config.gpu);
   return {std::move(data), std::move(model)};
+}
+
+void place_model(Model& model, const torch::Device& device, const GpuConfig& gpu) {
+  if (device.is_cpu()) return;
+  model.net->to(device);
+  if (device.is_cuda() && model.channels_last && !gpu.channels_last) model.use_nchw();
+  if (device.is_cuda()) fuse_for_gpu(model, gpu);
 }
 
 }  // namespace trainer

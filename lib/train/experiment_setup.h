@@ -19,6 +19,11 @@ struct Experiment {
 // data error or the wait for loading.
 Experiment prepare_experiment(const ExperimentConfig& config, const torch::Device& device);
 
+// Moves a model built (and initialised) on the CPU to `device`; on a GPU in
+// the layout cuDNN runs fastest (gpu.channels_last) and with trainer's fused
+// kernels in place (gpu.fused_kernels).
+void place_model(Model& model, const torch::Device& device, const GpuConfig& gpu);
+
 // The model alone, for data described by `info`.
 Model build_seeded_model(const ExperimentConfig& config, const DataInfo& info);
 
