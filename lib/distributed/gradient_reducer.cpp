@@ -61,6 +61,7 @@ GradientReducer::~GradientReducer() {
 void GradientReducer::begin_step(double weight, float vote) {
   weight_ = weight;
   holding_ = false;
+  capturing_ = false;  // a capture that failed part way leaves it set
   filled_.assign(slots_.size(), false);
   buckets_.back().flat[buckets_.back().gradient_numel] = vote;
   next_to_launch_ = 0;
@@ -87,7 +88,35 @@ void GradientReducer::on_gradient(size_t slot_index, const torch::Tensor& gradie
     torch::mul_out(target, gradient, weight_);
   }
   filled_[slot_index] = true;
-  if (--bucket.pending == 0) launch_ready_buckets();
+  if (--bucket.pending == 0 && !capturing_) launch_ready_buckets();
+}
+
+void GradientReducer::begin_capture(double weight) {
+  begin_step(weight);
+  capturing_ = true;
+}
+
+void GradientReducer::end_capture() {
+  torch::NoGradGuard no_grad;
+  for (size_t slot = 0; slot < slots_.size(); ++slot) {
+    if (filled_[slot]) continue;
+    const Slot& s = slots_[slot];
+    buckets_[s.bucket].flat.narrow(0, s.offset, s.parameter.numel()).zero_();
+  }
+  capturing_ = false;
+}
+
+void GradientReducer::reduce_replayed(float vote) {
+  Stopwatch clock;
+  torch::NoGradGuard no_grad;
+  buckets_.back().flat[buckets_.back().gradient_numel] = vote;
+  for (auto& bucket : buckets_) {
+    bucket.work = communicator_.all_reduce_async(bucket.flat, ReduceOp::kSum);
+    bucket.launched = true;
+  }
+  hand_out_gradients();
+  stats_.finalize_seconds += clock.seconds();
+  ++stats_.steps;
 }
 
 // Buckets start in index order on every rank, whatever order their gradients
@@ -118,13 +147,17 @@ void GradientReducer::finalize() {
     bucket.pending = 0;
   }
   launch_ready_buckets();
+  hand_out_gradients();
+  stats_.finalize_seconds += clock.seconds();
+  ++stats_.steps;
+}
+
+void GradientReducer::hand_out_gradients() {
   for (auto& bucket : buckets_) bucket.work->wait();
   for (const auto& slot : slots_) {
     auto averaged = buckets_[slot.bucket].flat.narrow(0, slot.offset, slot.parameter.numel()).view_as(slot.parameter);
     slot.parameter.mutable_grad() = averaged;
   }
-  stats_.finalize_seconds += clock.seconds();
-  ++stats_.steps;
 }
 
 }  // namespace trainer

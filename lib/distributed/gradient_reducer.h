@@ -46,6 +46,20 @@ class GradientReducer {
   // every parameter's .grad the global gradient. Throws DistributedError.
   void finalize();
 
+  // A step captured as a CUDA graph in two parts around the all-reduce
+  // (train.cuda_graph): begin_capture(weight) before the backward is
+  // captured, so that the hooks record their copies into the buckets and
+  // start no collective; end_capture() at the end of the captured work
+  // (parameters without a gradient get zeros in their bucket, recorded
+  // too). After each replay of that work the buckets hold this step's
+  // weighted gradients: reduce_replayed(vote) all-reduces every bucket, in
+  // order, as an eager step does, so that ranks stepping eagerly and ranks
+  // replaying issue the same collectives. The weight is the capture's.
+  void begin_capture(double weight);
+  void end_capture();
+  void reduce_replayed(float vote);
+  double weight() const { return weight_; }
+
   // The sum over all ranks of this step's `vote`.
   float control_sum() const { return buckets_.back().flat[buckets_.back().gradient_numel].item<float>(); }
 
@@ -72,6 +86,9 @@ class GradientReducer {
 
   void on_gradient(size_t slot, const torch::Tensor& gradient);
   void launch_ready_buckets();
+  // Waits for every bucket's all-reduce and hands each parameter its
+  // averaged gradient (a view into its bucket).
+  void hand_out_gradients();
 
   Communicator& communicator_;
   std::vector<Slot> slots_;
@@ -80,6 +97,7 @@ class GradientReducer {
   size_t next_to_launch_ = 0;
   double weight_ = 1.0;
   bool holding_ = false;
+  bool capturing_ = false;  // the hooks record copies and launch nothing
   std::vector<bool> filled_;  // each slot's bucket part written in this step
   ReducerStats stats_;
 };

@@ -6,8 +6,6 @@ CapturePlan plan_cuda_graph(const ExperimentConfig& config, const CaptureFacts& 
   const auto refuse = [](std::string reason) { return CapturePlan{false, std::move(reason)}; };
   if (config.train.cuda_graph == CudaGraphMode::kOff) return refuse("train.cuda_graph: off");
   if (!facts.gpu) return refuse("the run is not on a GPU");
-  if (facts.data_parallel)
-    return refuse("a data-parallel run (its gradients are all-reduced inside the step; not captured yet)");
   if (config.train.accumulate > 1) return refuse("train.accumulate > 1 (several batches a step)");
   if (const CapturePlan model = plan_validation_graph(config, facts); !model.capture) return model;
   if (!facts.optimizer.empty()) return refuse("the optimizer (" + facts.optimizer + ")");

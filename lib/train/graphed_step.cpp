@@ -31,8 +31,13 @@ bool GraphedStep::replays(const Batch& batch, const MetricAccumulator* meters) c
 }
 
 void GraphedStep::replay(const Batch& batch, MetricAccumulator* meters, const Body& body) {
+  replay_split(batch, meters, body, nullptr, nullptr);
+}
+
+std::string GraphedStep::replay_split(const Batch& batch, MetricAccumulator* meters, const Body& backward,
+                                      const std::function<void()>& reduce, const std::function<void()>& update) {
   if (!captured()) captured_meters_ = meters;
-  graph_.load(batch, body);
+  graph_.load(batch, backward);
   // The first replay (just after the capture) is left out of the race.
   const bool timed = race_ && eager_seconds_ > 0 && replayed_steps_ >= 1 && replayed_steps_ <= kTimedReplays;
   Stopwatch clock;
@@ -41,18 +46,38 @@ void GraphedStep::replay(const Batch& batch, MetricAccumulator* meters, const Bo
     clock.reset();
   }
   graph_.replay();
+  std::string failure;
+  if (reduce) {
+    reduce();
+    if (!update_graph_.captured() && !failed_) {
+      try {
+        update_graph_.capture(device_.index(), update);
+      } catch (const std::runtime_error& error) {
+        failure = error.what();
+      } catch (const c10::OutOfMemoryError& error) {
+        failure = std::string("out of memory: ") + error.what_without_backtrace();
+      }
+    }
+    if (failure.empty()) {
+      update_graph_.replay();
+    } else {
+      update();
+      failed_ = true;
+    }
+  }
   if (timed) {
     synchronize(device_);
     replay_seconds_ += clock.seconds();
     if (replayed_steps_ == kTimedReplays) {
       const double replay = replay_seconds_ / static_cast<double>(kTimedReplays);
-      failed_ = !graph_pays(eager_seconds_, replay);
+      failed_ = failed_ || !graph_pays(eager_seconds_, replay);
       verdict_ = fmt::format("a replayed step took {:.3f} ms, an eager one {:.3f} ms{}", 1e3 * replay,
                              1e3 * eager_seconds_, failed_ ? ": eager steps from here (train.cuda_graph: auto)" : "");
     }
   }
   if (meters) meters->add_samples(batch.size());
   ++replayed_steps_;
+  return failure;
 }
 
 }  // namespace trainer

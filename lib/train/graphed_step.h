@@ -67,6 +67,18 @@ class GraphedStep {
   // `body` first when nothing is captured yet. Throws std::runtime_error
   // with CUDA's reason when the step cannot be captured.
   void replay(const Batch& batch, MetricAccumulator* meters, const Body& body);
+  // A data-parallel step, in two graphs around the all-reduce, which runs
+  // eagerly between them (NCCL inside a graph would tie every rank's
+  // replays together; outside, a rank that steps eagerly still meets the
+  // others' collectives): `backward` (forward, loss, backward, the metric
+  // sums, the gradients into the reducer's buckets) is replayed as replay()
+  // replays its body, then `reduce` runs, then `update` (unscaling,
+  // clipping, the optimizer step) is captured the first time and replayed.
+  // Throws as replay() does while the first part is captured. When the
+  // second cannot be captured, `update` runs eagerly, so that the step is
+  // whole, eager steps follow, and CUDA's reason is returned ("" otherwise).
+  std::string replay_split(const Batch& batch, MetricAccumulator* meters, const Body& backward,
+                           const std::function<void()>& reduce, const std::function<void()>& update);
 
   bool captured() const { return graph_.captured(); }
   int64_t replayed_steps() const { return replayed_steps_; }
@@ -79,6 +91,7 @@ class GraphedStep {
   int64_t warmup_steps_;
   int64_t eager_steps_ = 0, replayed_steps_ = 0;
   BatchGraph graph_;
+  CudaGraph update_graph_;  // data-parallel runs: the step after the all-reduce
   const MetricAccumulator* captured_meters_ = nullptr;
   bool failed_ = false;
   bool race_;

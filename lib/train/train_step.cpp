@@ -102,24 +102,57 @@ void TrainStep::update(const torch::Tensor& skip) {
   else optimizer_.step();
 }
 
-std::optional<StepOutcome> TrainStep::replay(const Batch& batch, bool stop_vote, const StepExtras& extras) {
+bool TrainStep::share_fits(double share) const {
+  return !reducer_ || !graphed_->captured() || share == reducer_->weight();
+}
+
+std::optional<StepOutcome> TrainStep::replay(const Batch& batch, double share, bool stop_vote,
+                                             const StepExtras& extras) {
   const auto phase_done = [&](StepPhase phase) {
     if (extras.timer) extras.timer->end(phase);
   };
   phase_done(StepPhase::kData);
   const bool capturing = !graphed_->captured();
+  const auto backward_part = [&](const torch::Tensor& inputs, const torch::Tensor& labels) {
+    // Dropped, not zeroed: the captured backward writes the gradients.
+    model_.net->zero_grad(/*set_to_none=*/true);
+    const Forward result = forward(inputs, labels);
+    backward(result, 1.0);
+    if (extras.meters) extras.meters->add_sums(result.loss, result.output, labels);
+  };
+  const auto update_part = [&] {
+    captured_skip_ = precision_.unscale_on_device(model_.trainable_parameters());
+    update(captured_skip_);
+  };
+  std::string update_failure;
   try {
-    // One launch: a replayed step's whole compute is timed as its forward phase.
+    // One launch: a replayed step's whole compute is timed as its forward
+    // phase (a data-parallel one's all-reduce as its own).
     RECORD_USER_SCOPE("trainer/graph_replay");
-    graphed_->replay(batch, extras.meters, [&](const torch::Tensor& inputs, const torch::Tensor& labels) {
-      // Dropped, not zeroed: the captured backward writes the gradients.
-      model_.net->zero_grad(/*set_to_none=*/true);
-      const Forward result = forward(inputs, labels);
-      backward(result, 1.0);
-      if (extras.meters) extras.meters->add_sums(result.loss, result.output, labels);
-      captured_skip_ = precision_.unscale_on_device(model_.trainable_parameters());
-      update(captured_skip_);
-    });
+    if (!reducer_) {
+      graphed_->replay(batch, extras.meters, [&](const torch::Tensor& inputs, const torch::Tensor& labels) {
+        backward_part(inputs, labels);
+        update_part();
+      });
+    } else {
+      // Two graphs around the all-reduce; the hooks' copies into the
+      // buckets are recorded in the first.
+      if (capturing) reducer_->begin_capture(share);
+      update_failure = graphed_->replay_split(
+          batch, extras.meters,
+          [&](const torch::Tensor& inputs, const torch::Tensor& labels) {
+            backward_part(inputs, labels);
+            reducer_->end_capture();
+          },
+          [&] {
+            phase_done(StepPhase::kForward);
+            if (extras.before_all_reduce) extras.before_all_reduce();
+            RECORD_USER_SCOPE("trainer/all_reduce");
+            reducer_->reduce_replayed(stop_vote ? 1.0f : 0.0f);
+            phase_done(StepPhase::kAllReduce);
+          },
+          update_part);
+    }
   } catch (const c10::OutOfMemoryError& error) {
     if (!capturing) throw;
     if (config_.train.cuda_graph == CudaGraphMode::kOn)
@@ -141,12 +174,20 @@ std::optional<StepOutcome> TrainStep::replay(const Batch& batch, bool stop_vote,
     graphed_->give_up();
     return std::nullopt;
   }
-  phase_done(StepPhase::kForward);
+  phase_done(reducer_ ? StepPhase::kOptimizer : StepPhase::kForward);
+  if (!update_failure.empty()) {
+    // The step itself is whole: its update ran eagerly.
+    if (config_.train.cuda_graph == CudaGraphMode::kOn)
+      throw ConfigError({"train.cuda_graph: on, but the optimizer's part of the data-parallel step could not be "
+                         "captured: " + update_failure + "; use auto to train with eager steps"});
+    log().warn("cuda_graph: the optimizer's part of the data-parallel step could not be captured ({}); eager steps "
+               "from here", update_failure);
+  }
   if (const std::string verdict = graphed_->take_verdict(); !verdict.empty()) log().info("cuda_graph: {}", verdict);
   StepOutcome outcome;
   outcome.stepped = true;
   outcome.skipped_on_device = captured_skip_;
-  outcome.stop = stop_vote;
+  outcome.stop = reducer_ ? reducer_->control_sum() > 0 : stop_vote;
   return outcome;
 }
 
@@ -155,8 +196,8 @@ StepOutcome TrainStep::run_group(const std::vector<const Batch*>& group, double 
   if (graphed_) {
     // The rates go to the device scalars the captured optimizer reads.
     graphed_->optimizer().set_learning_rates(group_rates(optimizer_.param_groups().size(), lr, lr_scales_));
-    if (group.size() == 1 && !reducer_ && graphed_->replays(*group[0], extras.meters))
-      if (const auto outcome = replay(*group[0], stop_vote, extras)) return *outcome;
+    if (group.size() == 1 && share_fits(share) && graphed_->replays(*group[0], extras.meters))
+      if (const auto outcome = replay(*group[0], share, stop_vote, extras)) return *outcome;
   } else {
     set_learning_rate(optimizer_, lr, lr_scales_);
   }

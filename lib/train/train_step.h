@@ -121,7 +121,10 @@ class TrainStep {
   // A full batch through the captured step (captured first when it is the
   // first); nullopt when the capture failed under auto (then logged, and the
   // step is the caller's to take eagerly).
-  std::optional<StepOutcome> replay(const Batch& batch, bool stop_vote, const StepExtras& extras);
+  std::optional<StepOutcome> replay(const Batch& batch, double share, bool stop_vote, const StepExtras& extras);
+  // Whether a data-parallel step of this rank's `share` may replay: the
+  // capture multiplies each gradient by the share it was captured with.
+  bool share_fits(double share) const;
 
   const ExperimentConfig& config_;
   Model& model_;

@@ -20,8 +20,9 @@ void TrainingLoop::plan_graph() {
   const CapturePlan plan = plan_cuda_graph(config_, facts);
   if (plan.capture) {
     step_->enable_graph(config_.train.batch_size.value, config_.train.cuda_graph == CudaGraphMode::kAuto);
-    log().info("cuda_graph: full batches replay one captured training step after {} eager warm-up steps; "
-               "shorter batches step eagerly", kGraphWarmupSteps);
+    log().info("cuda_graph: full batches replay one captured training step{} after {} eager warm-up steps; "
+               "shorter batches step eagerly",
+               facts.data_parallel ? " (two graphs, the all-reduce between them)" : "", kGraphWarmupSteps);
     return;
   }
   if (config_.train.cuda_graph == CudaGraphMode::kOn)

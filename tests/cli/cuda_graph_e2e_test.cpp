@@ -152,6 +152,32 @@ TEST_CASE("GPU: what prevents a capture is logged under auto and a config error 
   CHECK_THAT(on.err, Catch::Contains("train.cuda_graph: on, but this run cannot capture its step: train.accumulate"));
 }
 
+TEST_CASE("GPU: a data-parallel graphed run (two ranks sharing gpu:0) trains as an eager one",
+          "[gpu][e2e][cuda_graph][dist]") {
+  const std::string dir = fresh_dir("cuda-graph-ranks");
+  if (skip_without_gpus(dir, 1)) return;
+  const std::string experiment =
+      write_graph_experiment(dir, "{name: adam, lr: 0.001, clip_norm: 1.0}", "gpu:0,0");
+  const auto eager = run_trainer({"run", experiment, "--set", "train.cuda_graph=off", "--run-dir", dir + "/runs/eager"},
+                                 dir);
+  INFO(eager.err);
+  REQUIRE(eager.exit_code == 0);
+  const auto graphed = run_trainer({"run", experiment, "--set", "train.cuda_graph=on", "--run-dir", dir + "/runs/graphed"},
+                                   dir);
+  INFO(graphed.err);
+  REQUIRE(graphed.exit_code == 0);
+  CHECK_THAT(graphed.err, Catch::Contains("two graphs, the all-reduce between them"));
+  const auto a = parse_records(eager.out), b = parse_records(graphed.out);
+  REQUIRE(a.size() == 4);
+  REQUIRE(b.size() == 4);
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(b[i].loss == Approx(a[i].loss).epsilon(2e-3));
+    CHECK(std::stod(field_of(b[i].values, "Valid Loss")) ==
+          Approx(std::stod(field_of(a[i].values, "Valid Loss"))).epsilon(2e-3));
+  }
+  CHECK(graphed_steps_of(b[3].values) > 0);
+}
+
 TEST_CASE("GPU: fp16 loss scaling in a graphed run skips the overflowed steps an eager run skips",
           "[gpu][e2e][cuda_graph]") {
   const std::string dir = fresh_dir("cuda-graph-fp16");

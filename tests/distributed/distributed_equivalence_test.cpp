@@ -171,3 +171,51 @@ TEST_CASE("the reducer fills buckets in reverse layer order and averages by samp
     for (const auto& p : net->parameters()) CHECK(p.grad().abs().sum().item<float>() == 0.0f);
   }
 }
+
+TEST_CASE("a captured step's reducer: the hooks' copies without collectives, then every bucket reduced in order",
+          "[dist][reducer][cuda_graph]") {
+  torch::manual_seed(1);
+  torch::nn::Sequential net(torch::nn::Linear(64, 64), torch::nn::Tanh(), torch::nn::Linear(64, 8));
+  // A parameter the forward never reads: its bucket part must be zeros.
+  torch::Tensor unused = torch::zeros({3}, torch::requires_grad());
+  std::vector<torch::Tensor> parameters = net->parameters();
+  parameters.insert(parameters.begin(), unused);
+  RecordingCommunicator communicator;
+  GradientReducer reducer(communicator, parameters, 16.0 / 1024.0);
+  const auto input = torch::randn({5, 64});
+  net->zero_grad(true);
+  net->forward(input).pow(2).mean().backward();
+  std::vector<torch::Tensor> expected;
+  for (const auto& p : net->parameters()) expected.push_back(p.grad().clone());
+  // An eager step leaves the unused parameter's part of its bucket non-zero.
+  net->zero_grad(true);
+  unused.mutable_grad() = torch::ones({3});
+  reducer.begin_step(0.5);
+  reducer.finalize();
+  REQUIRE(unused.grad().abs().sum().item<float>() > 0);
+  communicator.sizes.clear();
+
+  // What a capture records (run eagerly here: on the CPU nothing is captured).
+  net->zero_grad(true);
+  unused.mutable_grad().reset();
+  reducer.begin_capture(0.25);
+  net->forward(input).pow(2).mean().backward();
+  reducer.end_capture();
+  CHECK(communicator.sizes.empty());
+  reducer.reduce_replayed(/*vote=*/1.0f);
+  // The unused parameter has the last bucket to itself, with the vote.
+  CHECK(communicator.sizes == std::vector<int64_t>{8 + 512 + 64, 4096, 3 + 1});
+  CHECK(reducer.control_sum() == 1.0f);
+  CHECK(reducer.weight() == 0.25);
+  const auto trained = net->parameters();
+  for (size_t i = 0; i < trained.size(); ++i) CHECK(torch::allclose(trained[i].grad(), expected[i] * 0.25));
+  CHECK(unused.grad().abs().sum().item<float>() == 0.0f);
+  // An eager step after it launches from the hooks again.
+  communicator.sizes.clear();
+  net->zero_grad(true);
+  reducer.begin_step(0.25);
+  net->forward(input).pow(2).mean().backward();
+  CHECK(communicator.sizes.size() == 2);  // launched during backward; the unused one's waits for finalize
+  reducer.finalize();
+  CHECK(communicator.sizes.size() == 3);
+}
