@@ -11,7 +11,8 @@
 # Usage: scripts/bench/deblur_goal.sh [CONFIG] [--set KEY=VALUE]...
 #   CONFIG  default configs/deblur_resnet_small.yaml; the photos must be
 #           gathered first (scripts/deblur-photos.sh data/deblur-photos)
-# After scripts/build.sh. Prints figures; asserts nothing. The run stays in
+# After scripts/build.sh (TRAINER=PATH for another build, build-gpu/trainer on
+# the GPU machine). Prints figures; asserts nothing. The run stays in
 # runs/deblur-goal-* for its report (trainer report RUN_DIR).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,7 +20,7 @@ config=configs/deblur_resnet_small.yaml
 if [ $# -gt 0 ] && [[ $1 != --* ]]; then config=$1; shift; fi
 run_dir="runs/deblur-goal-$(date +%Y%m%d-%H%M%S)-$$"  # the pid: two trials started in one second
 start=$(date +%s)
-build/trainer run "$config" "$@" --run-dir "$run_dir" --quiet --log-level warn >/dev/null
+"${TRAINER:-build/trainer}" run "$config" "$@" --run-dir "$run_dir" --quiet --log-level warn >/dev/null
 seconds=$(( $(date +%s) - start ))
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3

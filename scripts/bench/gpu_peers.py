@@ -75,29 +75,36 @@ class ResidualBlock(nn.Module):
 
 
 class DeblurGenerator(nn.Module):
-    """DeblurGAN's ResnetGenerator as configs/deblur_resnet.yaml spells it."""
+    """DeblurGAN's ResnetGenerator as configs/deblur_resnet.yaml spells it: U-Net's
+    skips added between encoder and decoder, and a zero-initialised correction
+    added to the input in place of tanh and (input + x) / 2."""
 
     def __init__(self):
         super().__init__()
 
         def norm(c):
             return nn.InstanceNorm2d(c, affine=True)
-        self.body = nn.Sequential(
-            nn.ReflectionPad2d(3), nn.Conv2d(3, 64, 7), norm(64), nn.ReLU(True),
-            nn.Conv2d(64, 128, 3, stride=2, padding=1), norm(128), nn.ReLU(True),
+        self.full = nn.Sequential(nn.ReflectionPad2d(3), nn.Conv2d(3, 64, 7), norm(64), nn.ReLU(True))
+        self.half = nn.Sequential(nn.Conv2d(64, 128, 3, stride=2, padding=1), norm(128), nn.ReLU(True))
+        self.middle = nn.Sequential(
             nn.Conv2d(128, 256, 3, stride=2, padding=1), norm(256), nn.ReLU(True),
             *[ResidualBlock(256) for _ in range(9)],
-            nn.ConvTranspose2d(256, 128, 3, stride=2, padding=1, output_padding=1), norm(128), nn.ReLU(True),
-            nn.ConvTranspose2d(128, 64, 3, stride=2, padding=1, output_padding=1), norm(64), nn.ReLU(True),
-            nn.ReflectionPad2d(3), nn.Conv2d(64, 3, 7), nn.Tanh())
+            nn.ConvTranspose2d(256, 128, 3, stride=2, padding=1, output_padding=1), norm(128), nn.ReLU(True))
+        self.up = nn.Sequential(
+            nn.ConvTranspose2d(128, 64, 3, stride=2, padding=1, output_padding=1), norm(64), nn.ReLU(True))
+        self.correction = nn.Sequential(nn.ReflectionPad2d(3), nn.Conv2d(64, 3, 7))
+        nn.init.zeros_(self.correction[1].weight)
 
     def forward(self, x):
-        return (x + self.body(x)) * 0.5
+        full = self.full(x)
+        half = self.half(full)
+        up = self.up(half + self.middle(half))
+        return x + self.correction(full + up)
 
 
 def deblur(precision, steps, device):
     model = DeblurGenerator().to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.5, 0.999))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     # Patches in [-1, 1], a pool of them on the GPU so that batches differ.
     pool = torch.rand(64, 3, 256, 256, device=device) * 2 - 1
     targets = (pool + 0.1 * torch.randn_like(pool)).clamp(-1, 1)
