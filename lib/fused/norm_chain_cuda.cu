@@ -119,6 +119,25 @@ __device__ float tail_gradient(float g, float v, const Tail& tail, uint64_t seed
   return g;
 }
 
+// What every element of a plane shares: its channel's scale and shift, and
+// the dropout draws' seed and offset.
+struct PlaneConstants {
+  float gamma, beta;
+  uint64_t seed, offset;
+};
+
+__device__ PlaneConstants plane_constants(int64_t plane, const Shape& s, const float* gamma, const float* beta,
+                                          const Tail& tail) {
+  const int64_t c = plane % s.channels;
+  PlaneConstants k{gamma ? gamma[c] : 1.0f, beta ? beta[c] : 0.0f, 0, 0};
+  if (tail.keep < 1) {
+    const auto unpacked = at::cuda::philox::unpack(tail.philox);
+    k.seed = std::get<0>(unpacked);
+    k.offset = std::get<1>(unpacked);
+  }
+  return k;
+}
+
 template <typename T>
 __global__ void chain_forward_kernel(const T* __restrict__ x, const float* __restrict__ gamma,
                                      const float* __restrict__ beta, T* __restrict__ y, float* __restrict__ means,
@@ -133,21 +152,14 @@ __global__ void chain_forward_kernel(const T* __restrict__ x, const float* __res
     means[plane] = mean;
     rstds[plane] = rstd;
   }
-  const int64_t c = plane % s.channels;
-  const float g = gamma ? gamma[c] : 1.0f, b = beta ? beta[c] : 0.0f;
-  uint64_t seed = 0, offset = 0;
-  if (tail.keep < 1) {
-    const auto unpacked = at::cuda::philox::unpack(tail.philox);
-    seed = std::get<0>(unpacked);
-    offset = std::get<1>(unpacked);
-  }
+  const PlaneConstants k = plane_constants(plane, s, gamma, beta, tail);
   const int64_t width = s.padded_width(), padded = s.padded_height() * width;
   T* yp = y + plane * padded;
   for (int64_t i = threadIdx.x; i < padded; i += blockDim.x) {
     const int64_t row = i / width, col = i - row * width;
     const int64_t source = reflected_source(row, s.height, s.top) * s.width + reflected_source(col, s.width, s.left);
-    const float v = normalised(static_cast<float>(xp[source]), mean, rstd, g, b);
-    yp[i] = static_cast<T>(apply_tail(v, tail, seed, offset, plane * elements + source));
+    const float v = normalised(static_cast<float>(xp[source]), mean, rstd, k.gamma, k.beta);
+    yp[i] = static_cast<T>(apply_tail(v, tail, k.seed, k.offset, plane * elements + source));
   }
 }
 
@@ -174,20 +186,13 @@ __global__ void chain_backward_kernel(const T* __restrict__ grad, const T* __res
   const T* xp = x + plane * elements;
   const T* gp = grad + plane * s.padded_height() * s.padded_width();
   const float mean = means[plane], rstd = rstds[plane];
-  const int64_t c = plane % s.channels;
-  const float g = gamma ? gamma[c] : 1.0f, b = beta ? beta[c] : 0.0f;
-  uint64_t seed = 0, offset = 0;
-  if (tail.keep < 1) {
-    const auto unpacked = at::cuda::philox::unpack(tail.philox);
-    seed = std::get<0>(unpacked);
-    offset = std::get<1>(unpacked);
-  }
+  const PlaneConstants k = plane_constants(plane, s, gamma, beta, tail);
   float2 sums = make_float2(0, 0);
   for (int64_t e = threadIdx.x; e < elements; e += blockDim.x) {
     const int64_t h = e / s.width, w = e - h * s.width;
     const float xv = static_cast<float>(xp[e]);
-    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, g, b), tail, seed, offset,
-                                      plane * elements + e);
+    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, k.seed,
+                                      k.offset, plane * elements + e);
     sums.x += gy;
     sums.y += gy * ((xv - mean) * rstd);
   }
@@ -196,12 +201,12 @@ __global__ void chain_backward_kernel(const T* __restrict__ grad, const T* __res
     dgamma[plane] = sums.y;
     dbeta[plane] = sums.x;
   }
-  const float mean_gy = sums.x / elements, mean_gy_xhat = sums.y / elements, scale = g * rstd;
+  const float mean_gy = sums.x / elements, mean_gy_xhat = sums.y / elements, scale = k.gamma * rstd;
   for (int64_t e = threadIdx.x; e < elements; e += blockDim.x) {
     const int64_t h = e / s.width, w = e - h * s.width;
     const float xv = static_cast<float>(xp[e]);
-    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, g, b), tail, seed, offset,
-                                      plane * elements + e);
+    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, k.seed,
+                                      k.offset, plane * elements + e);
     dx[plane * elements + e] = static_cast<T>(scale * (gy - mean_gy - ((xv - mean) * rstd) * mean_gy_xhat));
   }
 }

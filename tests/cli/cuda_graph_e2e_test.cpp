@@ -49,6 +49,25 @@ std::string field_of(const std::string& values, const std::string& key) {
   return values.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
+// `experiment` trained eagerly and then graphed (train.cuda_graph: on),
+// each run's epoch records (4 of them); the graphed run's stderr in `err`.
+std::pair<std::vector<Epoch>, std::vector<Epoch>> eager_and_graphed(const std::string& dir,
+                                                                    const std::string& experiment, std::string& err) {
+  const auto eager = run_trainer({"run", experiment, "--set", "train.cuda_graph=off", "--run-dir", dir + "/runs/eager"},
+                                 dir);
+  INFO(eager.err);
+  REQUIRE(eager.exit_code == 0);
+  const auto graphed = run_trainer({"run", experiment, "--set", "train.cuda_graph=on", "--run-dir", dir + "/runs/graphed"},
+                                   dir);
+  INFO(graphed.err);
+  REQUIRE(graphed.exit_code == 0);
+  err = graphed.err;
+  auto records = std::make_pair(parse_records(eager.out), parse_records(graphed.out));
+  REQUIRE(records.first.size() == 4);
+  REQUIRE(records.second.size() == 4);
+  return records;
+}
+
 int64_t graphed_steps_of(const std::string& values) {
   const std::string key = "Graphed Steps:";
   const size_t at = values.find(key);
@@ -158,18 +177,9 @@ TEST_CASE("GPU: a data-parallel graphed run (two ranks sharing gpu:0) trains as 
   if (skip_without_gpus(dir, 1)) return;
   const std::string experiment =
       write_graph_experiment(dir, "{name: adam, lr: 0.001, clip_norm: 1.0}", "gpu:0,0");
-  const auto eager = run_trainer({"run", experiment, "--set", "train.cuda_graph=off", "--run-dir", dir + "/runs/eager"},
-                                 dir);
-  INFO(eager.err);
-  REQUIRE(eager.exit_code == 0);
-  const auto graphed = run_trainer({"run", experiment, "--set", "train.cuda_graph=on", "--run-dir", dir + "/runs/graphed"},
-                                   dir);
-  INFO(graphed.err);
-  REQUIRE(graphed.exit_code == 0);
-  CHECK_THAT(graphed.err, Catch::Contains("two graphs, the all-reduce between them"));
-  const auto a = parse_records(eager.out), b = parse_records(graphed.out);
-  REQUIRE(a.size() == 4);
-  REQUIRE(b.size() == 4);
+  std::string err;
+  const auto [a, b] = eager_and_graphed(dir, experiment, err);
+  CHECK_THAT(err, Catch::Contains("two graphs, the all-reduce between them"));
   for (size_t i = 0; i < a.size(); ++i) {
     CHECK(b[i].loss == Approx(a[i].loss).epsilon(2e-3));
     CHECK(std::stod(field_of(b[i].values, "Valid Loss")) ==
@@ -188,17 +198,8 @@ TEST_CASE("GPU: fp16 loss scaling in a graphed run skips the overflowed steps an
   const std::string experiment =
       write_graph_experiment(dir, "{name: adam, lr: 0.001}", "gpu:0",
                              "precision: fp16\nloss_scale: {initial: 1073741824, growth_interval: 10}\n");
-  const auto eager = run_trainer({"run", experiment, "--set", "train.cuda_graph=off", "--run-dir", dir + "/runs/eager"},
-                                 dir);
-  INFO(eager.err);
-  REQUIRE(eager.exit_code == 0);
-  const auto graphed = run_trainer({"run", experiment, "--set", "train.cuda_graph=on", "--run-dir", dir + "/runs/graphed"},
-                                   dir);
-  INFO(graphed.err);
-  REQUIRE(graphed.exit_code == 0);
-  const auto a = parse_records(eager.out), b = parse_records(graphed.out);
-  REQUIRE(a.size() == 4);
-  REQUIRE(b.size() == 4);
+  std::string err;
+  const auto [a, b] = eager_and_graphed(dir, experiment, err);
   CHECK(std::stoi(field_of(a[0].values, "Skipped Steps")) > 3);  // replays among them
   for (size_t i = 0; i < a.size(); ++i) {
     CHECK(field_of(b[i].values, "Skipped Steps") == field_of(a[i].values, "Skipped Steps"));

@@ -106,33 +106,24 @@ TEST_CASE("a fused model computes what the unfused one does: the CPU reference l
 
 TEST_CASE("chains are fused only where the norm's output goes to the next layer alone, and not when frozen",
           "[models][fused]") {
-  const DataInfo data = images(2, 8, 8, 2);
+  // How many chains the pass fuses in a model of a 3x3 convolution and `rest`.
+  const auto fused_in = [](const std::string& rest) {
+    Model model = build_model(testing::layers_of("    - {type: conv2d, filters: 4, kernel_size: 3, padding: same}\n" +
+                                                 rest),
+                              images(2, 8, 8, 2));
+    return fuse_norm_chains(model);
+  };
   // The norm's output is also read by the add: fusing the ReLU into it would
   // hand the add the ReLU's output.
-  Model shared = build_model(testing::layers_of("    - {type: conv2d, filters: 4, kernel_size: 3, padding: same}\n"
-                                                "    - {type: instancenorm, name: n}\n"
-                                                "    - {type: activation, activation: relu, name: r}\n"
-                                                "    - {type: add, inputs: [n, r]}\n"),
-                             data);
-  CHECK(fuse_norm_chains(shared) == 0);
+  CHECK(fused_in("    - {type: instancenorm, name: n}\n"
+                 "    - {type: activation, activation: relu, name: r}\n"
+                 "    - {type: add, inputs: [n, r]}\n") == 0);
   // A norm with nothing after it to fuse, and a leaky ReLU, stay.
-  Model alone = build_model(testing::layers_of("    - {type: conv2d, filters: 4, kernel_size: 3}\n"
-                                               "    - {type: instancenorm}\n"
-                                               "    - {type: activation, activation: leaky_relu}\n"),
-                            data);
-  CHECK(fuse_norm_chains(alone) == 0);
-  Model frozen = build_model(testing::layers_of("    - {type: conv2d, filters: 4, kernel_size: 3}\n"
-                                                "    - {type: instancenorm, trainable: false}\n"
-                                                "    - {type: activation, activation: relu}\n"),
-                             data);
-  CHECK(fuse_norm_chains(frozen) == 0);
+  CHECK(fused_in("    - {type: instancenorm}\n    - {type: activation, activation: leaky_relu}\n") == 0);
+  CHECK(fused_in("    - {type: instancenorm, trainable: false}\n    - {type: activation, activation: relu}\n") == 0);
   // Padding straight after the norm (no ReLU) is taken too.
-  Model padded = build_model(testing::layers_of("    - {type: conv2d, filters: 4, kernel_size: 3}\n"
-                                                "    - {type: instancenorm}\n"
-                                                "    - {type: reflection_padding2d, padding: 1}\n"
-                                                "    - {type: conv2d, filters: 4, kernel_size: 3}\n"),
-                             data);
-  CHECK(fuse_norm_chains(padded) == 1);
+  CHECK(fused_in("    - {type: instancenorm}\n    - {type: reflection_padding2d, padding: 1}\n"
+                 "    - {type: conv2d, filters: 4, kernel_size: 3}\n") == 1);
 }
 
 }  // namespace trainer
