@@ -67,6 +67,9 @@ std::vector<SpeedKnob> plan_speed_knobs(const SpeedPlanInput& input) {
                      false});
     knobs.push_back({"gpu.cudnn_benchmark",
                      {input.cudnn_benchmark ? "true" : "false", input.cudnn_benchmark ? "false" : "true"}, false});
+    if (input.has_fused_kernels)
+      knobs.push_back({"gpu.fused_kernels",
+                       {input.fused_kernels ? "true" : "false", input.fused_kernels ? "false" : "true"}, false});
   }
   SpeedKnob workers{"data.workers", {input.workers}, false};
   for (int n = 1; n <= std::min(4, std::max(2, input.cores)); n *= 2) add_unique(workers.values, std::to_string(n));

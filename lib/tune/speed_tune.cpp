@@ -4,6 +4,7 @@
 #include "config/config_loader.h"
 #include "device/device_select.h"
 #include "device/thread_budget.h"
+#include "fused/norm_chain.h"
 #include "util/error.h"
 #include "util/logging.h"
 
@@ -22,6 +23,8 @@ SpeedPlanInput plan_input(const ExperimentConfig& config) {
   input.batch_size = config.train.batch_size.automatic ? 0 : config.train.batch_size.value;
   input.channels_last = config.gpu.channels_last;
   input.cudnn_benchmark = config.gpu.cudnn_benchmark;
+  input.fused_kernels = config.gpu.fused_kernels;
+  input.has_fused_kernels = norm_chain_cuda_compiled();
   return input;
 }
 

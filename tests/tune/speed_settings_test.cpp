@@ -53,6 +53,12 @@ TEST_CASE("trainer tune tries threads on a CPU, cuDNN's switches on a GPU, the e
         std::vector<std::string>{"precision", "gpu.channels_last", "gpu.cudnn_benchmark", "data.workers"});
   CHECK(gpu_knobs[0].values == std::vector<std::string>{"bf16", "fp32", "fp16"});
   CHECK(gpu_knobs[1].values == std::vector<std::string>{"false", "true"});
+  // With trainer's CUDA kernels built, fused against unfused too.
+  gpu.has_fused_kernels = true;
+  const auto fused_knobs = plan_speed_knobs(gpu);
+  CHECK(keys_of(fused_knobs) == std::vector<std::string>{"precision", "gpu.channels_last", "gpu.cudnn_benchmark",
+                                                         "gpu.fused_kernels", "data.workers"});
+  CHECK(fused_knobs[3].values == std::vector<std::string>{"true", "false"});
 }
 
 TEST_CASE("the tuned file extends the experiment with every kept value, nested, the table as comments", "[tune]") {
