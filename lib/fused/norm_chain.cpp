@@ -92,6 +92,9 @@ std::string norm_chain_unfit(const torch::Tensor& x, const NormChainOptions& opt
   if (x.numel() == 0) return "the input is empty";
   if (std::max(options.pad[0], options.pad[1]) >= x.size(2) || std::max(options.pad[2], options.pad[3]) >= x.size(3))
     return "the reflection padding is not smaller than the input";
+  // The kernels index within a plane in 32 bits.
+  if ((x.size(2) + options.pad[0] + options.pad[1]) * (x.size(3) + options.pad[2] + options.pad[3]) >= (int64_t{1} << 31))
+    return "a plane of 2^31 elements or more";
   return "";
 }
 

@@ -153,10 +153,12 @@ __global__ void chain_forward_kernel(const T* __restrict__ x, const float* __res
     rstds[plane] = rstd;
   }
   const PlaneConstants k = plane_constants(plane, s, gamma, beta, tail);
-  const int64_t width = s.padded_width(), padded = s.padded_height() * width;
+  // Within a plane 32-bit indices (norm_chain_unfit turns larger planes
+  // away): a 64-bit division is many instructions on a GPU, a 32-bit one few.
+  const int width = static_cast<int>(s.padded_width()), padded = static_cast<int>(s.padded_height()) * width;
   T* yp = y + plane * padded;
-  for (int64_t i = threadIdx.x; i < padded; i += blockDim.x) {
-    const int64_t row = i / width, col = i - row * width;
+  for (int i = static_cast<int>(threadIdx.x); i < padded; i += static_cast<int>(blockDim.x)) {
+    const int row = i / width, col = i - row * width;
     const int64_t source = reflected_source(row, s.height, s.top) * s.width + reflected_source(col, s.width, s.left);
     const float v = normalised(static_cast<float>(xp[source]), mean, rstd, k.gamma, k.beta);
     yp[i] = static_cast<T>(apply_tail(v, tail, k.seed, k.offset, plane * elements + source));
@@ -182,14 +184,15 @@ __global__ void chain_backward_kernel(const T* __restrict__ grad, const T* __res
                                       const float* __restrict__ means, const float* __restrict__ rstds,
                                       T* __restrict__ dx, float* __restrict__ dgamma, float* __restrict__ dbeta,
                                       Shape s, Tail tail) {
-  const int64_t plane = blockIdx.x, elements = s.elements();
+  const int64_t plane = blockIdx.x;
+  const int elements = static_cast<int>(s.elements()), width = static_cast<int>(s.width);
   const T* xp = x + plane * elements;
   const T* gp = grad + plane * s.padded_height() * s.padded_width();
   const float mean = means[plane], rstd = rstds[plane];
   const PlaneConstants k = plane_constants(plane, s, gamma, beta, tail);
   float2 sums = make_float2(0, 0);
-  for (int64_t e = threadIdx.x; e < elements; e += blockDim.x) {
-    const int64_t h = e / s.width, w = e - h * s.width;
+  for (int e = static_cast<int>(threadIdx.x); e < elements; e += static_cast<int>(blockDim.x)) {
+    const int h = e / width, w = e - h * width;
     const float xv = static_cast<float>(xp[e]);
     const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, k.seed,
                                       k.offset, plane * elements + e);
@@ -202,8 +205,8 @@ __global__ void chain_backward_kernel(const T* __restrict__ grad, const T* __res
     dbeta[plane] = sums.x;
   }
   const float mean_gy = sums.x / elements, mean_gy_xhat = sums.y / elements, scale = k.gamma * rstd;
-  for (int64_t e = threadIdx.x; e < elements; e += blockDim.x) {
-    const int64_t h = e / s.width, w = e - h * s.width;
+  for (int e = static_cast<int>(threadIdx.x); e < elements; e += static_cast<int>(blockDim.x)) {
+    const int h = e / width, w = e - h * width;
     const float xv = static_cast<float>(xp[e]);
     const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, k.seed,
                                       k.offset, plane * elements + e);
