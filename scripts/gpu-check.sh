@@ -29,7 +29,9 @@
 # trainer is built and measured before the tests are built, so that a check
 # cut short by a lease's end has its figures.
 #
-# Usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--logs DIR] [--rows]
+# Usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--logs DIR] [--rows] [--no-suite]
+#   --rows      step 3's GPU rows (GPU_ROWS=deblur,epochs picks their sections)
+#   --no-suite  leaves out step 6, the whole suite (a short lease: the GPU tests are step 4)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/gpu_bundle.sh
@@ -39,13 +41,15 @@ python=python3
 bundle=.gpu-bundle
 logs=build-gpu/logs
 rows=false
+suite=true
 while [ $# -gt 0 ]; do
   case $1 in
     --python) python=$2; shift 2 ;;
     --bundle) bundle=$2; shift 2 ;;
     --logs) logs=$2; shift 2 ;;
     --rows) rows=true; shift ;;
-    *) echo "usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--logs DIR] [--rows]" >&2; exit 2 ;;
+    --no-suite) suite=false; shift ;;
+    *) echo "usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--logs DIR] [--rows] [--no-suite]" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$logs"
@@ -138,5 +142,5 @@ if [ -d "$monitored" ] && "$python" -c 'import tensorboard' 2>/dev/null; then
   step tensorboard-reads "$python" scripts/check-tensorboard-reads.py "$monitored"
 fi
 [ -f "$monitored/metrics.jsonl" ] && step gpu-monitoring cat "$monitored/metrics.jsonl"
-step all-tests ctest --test-dir build-gpu --output-on-failure -j"$jobs"
+$suite && step all-tests ctest --test-dir build-gpu --output-on-failure -j"$jobs"
 summary

@@ -24,6 +24,8 @@
 #
 # Usage: scripts/bench/gpu_rows.sh [TRAINER] [PYTHON] [REPEATS] [EPOCHS]
 #   (defaults: build-gpu/trainer python3 2 2)
+# GPU_ROWS=deblur,epochs (any of matmul, epochs, deblur, profile; default
+# all) runs those sections only: a short lease measures what it must first.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 # shellcheck source=scripts/lib/reference_run.sh
@@ -35,20 +37,24 @@ epochs=${4:-2}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 data=${TRAINER_DATA_DIR:-}
+sections=${GPU_ROWS:-matmul,epochs,deblur,profile}
+want() { [[ ",$sections," == *",$1,"* ]]; }
 
 json_gflops() { "$python" -c 'import json, sys; print(json.load(sys.stdin)["results"][0]["gflops"])'; }
 
-echo "== matrix product on gpu:0: trainer bench against torch.mm ($("$python" -c 'import torch; print(torch.__version__)')), GFLOP/s, median of 10 after a warm-up"
-printf '%-17s %-5s %-6s %12s %12s %8s\n' shape dtype repeat trainer torch.mm ratio
-for case in 10000x100x100000:fp32 8192x8192x8192:fp32 8192x8192x8192:bf16; do
-  shape=${case%:*} dtype=${case#*:}
-  for repeat in $(seq "$repeats"); do
-    t=$("$trainer" bench --device gpu:0 --shape "$shape" --dtype "$dtype" --repeat 10 --json | json_gflops)
-    p=$("$python" scripts/bench/torch_matmul.py cuda "$shape" "$dtype" 10 | awk '{ print $3 }')
-    awk -v s="$shape" -v d="$dtype" -v r="$repeat" -v t="$t" -v p="$p" \
-      'BEGIN { printf "%-17s %-5s %-6s %12.0f %12.0f %8.3f\n", s, d, r, t, p, t / p }'
+if want matmul; then
+  echo "== matrix product on gpu:0: trainer bench against torch.mm ($("$python" -c 'import torch; print(torch.__version__)')), GFLOP/s, median of 10 after a warm-up"
+  printf '%-17s %-5s %-6s %12s %12s %8s\n' shape dtype repeat trainer torch.mm ratio
+  for case in 10000x100x100000:fp32 8192x8192x8192:fp32 8192x8192x8192:bf16; do
+    shape=${case%:*} dtype=${case#*:}
+    for repeat in $(seq "$repeats"); do
+      t=$("$trainer" bench --device gpu:0 --shape "$shape" --dtype "$dtype" --repeat 10 --json | json_gflops)
+      p=$("$python" scripts/bench/torch_matmul.py cuda "$shape" "$dtype" 10 | awk '{ print $3 }')
+      awk -v s="$shape" -v d="$dtype" -v r="$repeat" -v t="$t" -v p="$p" \
+        'BEGIN { printf "%-17s %-5s %-6s %12.0f %12.0f %8.3f\n", s, d, r, t, p, t / p }'
+    done
   done
-done
+fi
 
 trainer_epoch() {  # $1 experiment, $2 precision, $3 repeat, $4 train.cuda_graph -> last epoch's training seconds and val accuracy
   reference_run "$trainer" "$1" "$out/runs" "$2-$3-$4" --set devices=gpu:0 --set "precision=$2" \
@@ -60,98 +66,104 @@ trainer_epoch() {  # $1 experiment, $2 precision, $3 repeat, $4 train.cuda_graph
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'; }
 
 echo
-echo "== epoch on gpu:0 ($epochs epochs; the last one's training steps, seconds): trainer against the eager Python"
-echo "   loop with its data set on the GPU (gpu_peers.py), alternated; trainer's steps as a CUDA graph (train.cuda_graph"
-echo "   auto, the default) and eager (off)"
-printf '%-18s %-9s %-6s %10s %10s %10s %10s %16s %14s\n' experiment precision repeat trainer "val acc" eager python \
-  python/trainer eager/trainer
-for experiment in reuters_conv1d fashion_mnist_cnn; do
-  short=${experiment%%_*}
-  corpus=()
-  if [ "$short" = reuters ]; then
-    [ -d "$data/reuters21578" ] || { echo "no $data/reuters21578: Reuters left out"; continue; }
-    corpus=("$data/reuters21578")
-  fi
-  for repeat in $(seq "$repeats"); do
-    for precision in fp32 bf16; do
-      p=$("$python" scripts/bench/gpu_peers.py "$short" "$precision" "$epochs" "${corpus[@]}" | tail -1 | awk '{ print $2 }')
-      read -r t accuracy <<<"$(trainer_epoch "$experiment" "$precision" "$repeat" auto)"
-      read -r e _ <<<"$(trainer_epoch "$experiment" "$precision" "$repeat" off)"
-      printf '%-18s %-9s %-6s %10s %10s %10s %10s %16s %14s\n' "$experiment" "$precision" "$repeat" "$t" "$accuracy" \
-        "$e" "$p" "$(ratio "$p" "$t")" "$(ratio "$e" "$t")"
+if want epochs; then
+  echo "== epoch on gpu:0 ($epochs epochs; the last one's training steps, seconds): trainer against the eager Python"
+  echo "   loop with its data set on the GPU (gpu_peers.py), alternated; trainer's steps as a CUDA graph (train.cuda_graph"
+  echo "   auto, the default) and eager (off)"
+  printf '%-18s %-9s %-6s %10s %10s %10s %10s %16s %14s\n' experiment precision repeat trainer "val acc" eager python \
+    python/trainer eager/trainer
+  for experiment in reuters_conv1d fashion_mnist_cnn; do
+    short=${experiment%%_*}
+    corpus=()
+    if [ "$short" = reuters ]; then
+      [ -d "$data/reuters21578" ] || { echo "no $data/reuters21578: Reuters left out"; continue; }
+      corpus=("$data/reuters21578")
+    fi
+    for repeat in $(seq "$repeats"); do
+      for precision in fp32 bf16; do
+        p=$("$python" scripts/bench/gpu_peers.py "$short" "$precision" "$epochs" "${corpus[@]}" | tail -1 | awk '{ print $2 }')
+        read -r t accuracy <<<"$(trainer_epoch "$experiment" "$precision" "$repeat" auto)"
+        read -r e _ <<<"$(trainer_epoch "$experiment" "$precision" "$repeat" off)"
+        printf '%-18s %-9s %-6s %10s %10s %10s %10s %16s %14s\n' "$experiment" "$precision" "$repeat" "$t" "$accuracy" \
+          "$e" "$p" "$(ratio "$p" "$t")" "$(ratio "$e" "$t")"
+      done
     done
   done
-done
-
-# The deblurring generator needs the photos (scripts/deblur-photos.sh data/deblur-photos).
-if [ -d data/deblur-photos/train ]; then
-  echo
-  echo "== deblurring generator, batch 8 on gpu:0, images/s: trainer bench FILE (30 steps after 5) against the eager"
-  echo "   Python loop (gpu_peers.py deblur, 30 steps after 5), alternated"
-  echo "   (trainer: eager steps, then the same steps replaying a CUDA graph)"
-  printf '%-9s %-6s %10s %10s %10s %16s %16s\n' precision repeat trainer graphed python trainer/python graphed/python
-  for repeat in $(seq "$repeats"); do
-    for precision in fp32 bf16; do
-      p=$("$python" scripts/bench/gpu_peers.py deblur "$precision" 30 | awk '{ print $3 }')
-      read -r t g <<<"$("$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set "precision=$precision" \
-            --log-level warn | "$python" -c 'import json, sys
-r = json.load(sys.stdin)
-print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"])')"
-      printf '%-9s %-6s %10.1f %10.1f %10.1f %16s %16s\n' "$precision" "$repeat" "$t" "$g" "$p" "$(ratio "$t" "$p")" \
-        "$(ratio "$g" "$p")"
-    done
-  done
-  echo
-  echo "== image layout on gpu:0: trainer bench FILE (30 steps after 5), NCHW (the default) against channels-last"
-  echo "   (gpu.channels_last=true), images/s, alternated"
-  printf '%-18s %-9s %-6s %10s %14s %10s\n' experiment precision repeat NCHW channels-last NCHW/last
-  for repeat in $(seq "$repeats"); do
-    for row in deblur_resnet:fp32 deblur_resnet:bf16 fashion_mnist_cnn:bf16; do
-      experiment=${row%:*} precision=${row#*:}
-      bench() {
-        "$trainer" bench "configs/$experiment.yaml" --steps 30 --warmup 5 --json --set devices=gpu:0 \
-          --set "precision=$precision" --log-level warn "$@" |
-          "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
-      }
-      nchw=$(bench) last=$(bench --set gpu.channels_last=true)
-      printf '%-18s %-9s %-6s %10.1f %14.1f %10s\n' "$experiment" "$precision" "$repeat" "$nchw" "$last" \
-        "$(ratio "$nchw" "$last")"
-    done
-  done
-  echo
-  echo "== fused kernels on gpu:0: trainer bench FILE (30 steps after 5), each instance norm with its ReLU, dropout"
-  echo "   and reflection padding as one CUDA kernel (gpu.fused_kernels: true, the default) against LibTorch's"
-  echo "   kernels one layer at a time (false), images/s, alternated"
-  printf '%-18s %-9s %-6s %10s %10s %12s\n' experiment precision repeat fused unfused fused/unfused
-  for repeat in $(seq "$repeats"); do
-    for precision in fp32 bf16; do
-      fused_bench() {
-        "$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set devices=gpu:0 \
-          --set "precision=$precision" --log-level warn "$@" |
-          "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
-      }
-      fused=$(fused_bench) unfused=$(fused_bench --set gpu.fused_kernels=false)
-      printf '%-18s %-9s %-6s %10.1f %10.1f %12s\n' deblur_resnet "$precision" "$repeat" "$fused" "$unfused" \
-        "$(ratio "$fused" "$unfused")"
-    done
-  done
-  echo
-  echo "== the real deblurring run on gpu:0 in bf16 (2 epochs): data wait, share of the training steps,"
-  echo "   with the degradation on the GPU (data.degrade.on_device: auto) and on the CPU (false)"
-  for placement in auto false; do
-    reference_run "$trainer" deblur_resnet "$out/runs" "deblur-$placement" --set precision=bf16 --set train.epochs=2 \
-      --set "data.degrade.on_device=$placement" &&
-      "$python" scripts/bench/last_epoch.py "$out/runs/deblur_resnet/deblur-$placement/metrics.jsonl" train_seconds \
-        data_wait_seconds data_wait_seconds/train_seconds samples_per_second |
-      awk -v p="$placement" '{ printf "on_device %-5s epoch %.2f s, data wait %.3f s = %.2f%%, %.0f samples/s\n", p, $1, $2, 100 * $3, $4 }'
-  done
-else
-  echo "no data/deblur-photos: the deblurring rows left out (scripts/deblur-photos.sh data/deblur-photos)"
 fi
 
-for experiment in reuters_conv1d fashion_mnist_cnn; do
-  echo
-  echo "== host-side profile of 50 GPU steps"
-  TRAINER=$trainer PYTHON=$python scripts/bench/step_profile.sh "$experiment" "$(nproc)" 50 --set devices=gpu:0 ||
-    echo "profile of $experiment failed"
-done
+if want deblur; then
+  # The deblurring generator needs the photos (scripts/deblur-photos.sh data/deblur-photos).
+  if [ -d data/deblur-photos/train ]; then
+    echo
+    echo "== deblurring generator, batch 8 on gpu:0, images/s: trainer bench FILE (30 steps after 5) against the eager"
+    echo "   Python loop (gpu_peers.py deblur, 30 steps after 5), alternated"
+    echo "   (trainer: eager steps, then the same steps replaying a CUDA graph)"
+    printf '%-9s %-6s %10s %10s %10s %16s %16s\n' precision repeat trainer graphed python trainer/python graphed/python
+    for repeat in $(seq "$repeats"); do
+      for precision in fp32 bf16; do
+        p=$("$python" scripts/bench/gpu_peers.py deblur "$precision" 30 | awk '{ print $3 }')
+        read -r t g <<<"$("$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set "precision=$precision" \
+              --log-level warn | "$python" -c 'import json, sys
+  r = json.load(sys.stdin)
+  print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"])')"
+        printf '%-9s %-6s %10.1f %10.1f %10.1f %16s %16s\n' "$precision" "$repeat" "$t" "$g" "$p" "$(ratio "$t" "$p")" \
+          "$(ratio "$g" "$p")"
+      done
+    done
+    echo
+    echo "== image layout on gpu:0: trainer bench FILE (30 steps after 5), NCHW (the default) against channels-last"
+    echo "   (gpu.channels_last=true), images/s, alternated"
+    printf '%-18s %-9s %-6s %10s %14s %10s\n' experiment precision repeat NCHW channels-last NCHW/last
+    for repeat in $(seq "$repeats"); do
+      for row in deblur_resnet:fp32 deblur_resnet:bf16 fashion_mnist_cnn:bf16; do
+        experiment=${row%:*} precision=${row#*:}
+        bench() {
+          "$trainer" bench "configs/$experiment.yaml" --steps 30 --warmup 5 --json --set devices=gpu:0 \
+            --set "precision=$precision" --log-level warn "$@" |
+            "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
+        }
+        nchw=$(bench) last=$(bench --set gpu.channels_last=true)
+        printf '%-18s %-9s %-6s %10.1f %14.1f %10s\n' "$experiment" "$precision" "$repeat" "$nchw" "$last" \
+          "$(ratio "$nchw" "$last")"
+      done
+    done
+    echo
+    echo "== fused kernels on gpu:0: trainer bench FILE (30 steps after 5), each instance norm with its ReLU, dropout"
+    echo "   and reflection padding as one CUDA kernel (gpu.fused_kernels: true, the default) against LibTorch's"
+    echo "   kernels one layer at a time (false), images/s, alternated"
+    printf '%-18s %-9s %-6s %10s %10s %12s\n' experiment precision repeat fused unfused fused/unfused
+    for repeat in $(seq "$repeats"); do
+      for precision in fp32 bf16; do
+        fused_bench() {
+          "$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set devices=gpu:0 \
+            --set "precision=$precision" --log-level warn "$@" |
+            "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
+        }
+        fused=$(fused_bench) unfused=$(fused_bench --set gpu.fused_kernels=false)
+        printf '%-18s %-9s %-6s %10.1f %10.1f %12s\n' deblur_resnet "$precision" "$repeat" "$fused" "$unfused" \
+          "$(ratio "$fused" "$unfused")"
+      done
+    done
+    echo
+    echo "== the real deblurring run on gpu:0 in bf16 (2 epochs): data wait, share of the training steps,"
+    echo "   with the degradation on the GPU (data.degrade.on_device: auto) and on the CPU (false)"
+    for placement in auto false; do
+      reference_run "$trainer" deblur_resnet "$out/runs" "deblur-$placement" --set precision=bf16 --set train.epochs=2 \
+        --set "data.degrade.on_device=$placement" &&
+        "$python" scripts/bench/last_epoch.py "$out/runs/deblur_resnet/deblur-$placement/metrics.jsonl" train_seconds \
+          data_wait_seconds data_wait_seconds/train_seconds samples_per_second |
+        awk -v p="$placement" '{ printf "on_device %-5s epoch %.2f s, data wait %.3f s = %.2f%%, %.0f samples/s\n", p, $1, $2, 100 * $3, $4 }'
+    done
+  else
+    echo "no data/deblur-photos: the deblurring rows left out (scripts/deblur-photos.sh data/deblur-photos)"
+  fi
+fi
+
+if want profile; then
+  for experiment in reuters_conv1d fashion_mnist_cnn; do
+    echo
+    echo "== host-side profile of 50 GPU steps"
+    TRAINER=$trainer PYTHON=$python scripts/bench/step_profile.sh "$experiment" "$(nproc)" 50 --set devices=gpu:0 ||
+      echo "profile of $experiment failed"
+  done
+fi
