@@ -135,6 +135,19 @@ TEST_CASE("accumulated batches train as one batch as large: batch 8 x 4, and 2 r
   check_same_training(large, ranks);
 }
 
+namespace {
+
+// Each parameter's gradient of the batch's mean squared output, without a reducer.
+std::vector<torch::Tensor> plain_gradients(torch::nn::Sequential& net, const torch::Tensor& input) {
+  net->zero_grad(true);
+  net->forward(input).pow(2).mean().backward();
+  std::vector<torch::Tensor> gradients;
+  for (const auto& p : net->parameters()) gradients.push_back(p.grad().clone());
+  return gradients;
+}
+
+}  // namespace
+
 TEST_CASE("the reducer fills buckets in reverse layer order and averages by sample share", "[dist][reducer]") {
   torch::manual_seed(1);
   torch::nn::Sequential net(torch::nn::Linear(64, 64), torch::nn::Tanh(), torch::nn::Linear(64, 8));
@@ -143,10 +156,7 @@ TEST_CASE("the reducer fills buckets in reverse layer order and averages by samp
   // of its own.
   GradientReducer reducer(communicator, net->parameters(), 16.0 / 1024.0);
   const auto input = torch::randn({5, 64});
-  net->zero_grad(true);
-  net->forward(input).pow(2).mean().backward();
-  std::vector<torch::Tensor> expected;
-  for (const auto& p : net->parameters()) expected.push_back(p.grad().clone());
+  const std::vector<torch::Tensor> expected = plain_gradients(net, input);
 
   net->zero_grad(true);
   reducer.begin_step(0.25, /*vote=*/1.0f);
@@ -183,10 +193,7 @@ TEST_CASE("a captured step's reducer: the hooks' copies without collectives, the
   RecordingCommunicator communicator;
   GradientReducer reducer(communicator, parameters, 16.0 / 1024.0);
   const auto input = torch::randn({5, 64});
-  net->zero_grad(true);
-  net->forward(input).pow(2).mean().backward();
-  std::vector<torch::Tensor> expected;
-  for (const auto& p : net->parameters()) expected.push_back(p.grad().clone());
+  const std::vector<torch::Tensor> expected = plain_gradients(net, input);
   // An eager step leaves the unused parameter's part of its bucket non-zero.
   net->zero_grad(true);
   unused.mutable_grad() = torch::ones({3});
