@@ -56,30 +56,47 @@ class ChainFinder {
   std::vector<int> readers_;
 };
 
-}  // namespace
+// A norm at node `norm` and the nodes it absorbs.
+struct NormChain {
+  size_t norm;
+  NormChainOptions options;
+  std::vector<size_t> absorbed;
+};
 
-int fuse_norm_chains(Model& model, bool fuse_on_cpu) {
+std::vector<NormChain> find_norm_chains(const Model& model) {
   const ChainFinder finder(model);
   const auto& nodes = model.net->nodes();
-  int fused = 0;
+  std::vector<NormChain> chains;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!finder.is(i, NodeRole::kInstanceNorm)) continue;
-    auto norm = std::dynamic_pointer_cast<DeviceGroupNormImpl>(nodes[i].modules[0].ptr());
-    if (!norm) continue;
-    NormChainOptions chain;
-    std::vector<size_t> absorbed;
+    if (!std::dynamic_pointer_cast<DeviceGroupNormImpl>(nodes[i].modules[0].ptr())) continue;
+    NormChain chain{i, {}, {}};
     size_t last = i;
     const auto take = [&](NodeRole::Kind role) {
       if (!finder.follows(last) || !finder.is(last + 1, role)) return false;
-      absorbed.push_back(++last);
+      chain.absorbed.push_back(++last);
       return true;
     };
-    if (take(NodeRole::kRelu)) chain.relu = true;
-    if (take(NodeRole::kDropout)) chain.dropout = nodes[last].role.rate;
-    if (take(NodeRole::kReflectionPadding)) chain.pad = nodes[last].role.pad;
+    if (take(NodeRole::kRelu)) chain.options.relu = true;
+    if (take(NodeRole::kDropout)) chain.options.dropout = nodes[last].role.rate;
+    if (take(NodeRole::kReflectionPadding)) chain.options.pad = nodes[last].role.pad;
     // A norm alone gains nothing: LibTorch's own is as good.
-    if (absorbed.empty()) continue;
-    FusedNormChain module(norm->options, chain, fuse_on_cpu);
+    if (chain.absorbed.empty()) continue;
+    chains.push_back(chain);
+    i = last;
+  }
+  return chains;
+}
+
+}  // namespace
+
+int fusible_norm_chains(const Model& model) { return static_cast<int>(find_norm_chains(model).size()); }
+
+int fuse_norm_chains(Model& model, bool fuse_on_cpu) {
+  const auto chains = find_norm_chains(model);
+  for (const NormChain& chain : chains) {
+    auto norm = std::dynamic_pointer_cast<DeviceGroupNormImpl>(model.net->nodes()[chain.norm].modules[0].ptr());
+    FusedNormChain module(norm->options, chain.options, fuse_on_cpu);
     {
       torch::NoGradGuard no_grad;
       if (norm->weight.defined()) module->weight.set_data(norm->weight);
@@ -88,12 +105,10 @@ int fuse_norm_chains(Model& model, bool fuse_on_cpu) {
     if (norm->weight.defined()) module->weight.set_requires_grad(norm->weight.requires_grad());
     if (norm->bias.defined()) module->bias.set_requires_grad(norm->bias.requires_grad());
     if (!norm->is_training()) module->eval();
-    model.net->replace(i, 0, torch::nn::AnyModule(module));
-    for (size_t k : absorbed) model.net->replace(k, 0, torch::nn::AnyModule(torch::nn::Identity()));
-    ++fused;
-    i = last;
+    model.net->replace(chain.norm, 0, torch::nn::AnyModule(module));
+    for (size_t k : chain.absorbed) model.net->replace(k, 0, torch::nn::AnyModule(torch::nn::Identity()));
   }
-  return fused;
+  return static_cast<int>(chains.size());
 }
 
 }  // namespace trainer

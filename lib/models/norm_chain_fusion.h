@@ -27,5 +27,7 @@ TORCH_MODULE(FusedNormChain);
 // Fuses every chain of `model` it can; returns how many. Frozen layers are
 // left as they are.
 int fuse_norm_chains(Model& model, bool fuse_on_cpu = false);
+// How many chains fuse_norm_chains would fuse, leaving the model as it is.
+int fusible_norm_chains(const Model& model);
 
 }  // namespace trainer

@@ -31,14 +31,19 @@ void check_outputs_cover_classes(const ExperimentConfig& config, const Model& mo
 // (gpu.fused_kernels), on a model already on its GPU.
 void fuse_for_gpu(Model& model, const GpuConfig& gpu) {
   if (!gpu.fused_kernels) return;
+  // Without the kernels the model keeps LibTorch's layers as built: the
+  // count is for the log alone.
+  if (!norm_chain_cuda_compiled()) {
+    const int chains = fusible_norm_chains(model);
+    if (chains > 0)
+      log().info("fused kernels: this build has none (configured without a CUDA compiler); LibTorch's kernels run "
+                 "the {} that could be fused", count_of(chains, "instance norm"));
+    return;
+  }
   const int chains = fuse_norm_chains(model);
-  if (chains == 0) return;
-  if (norm_chain_cuda_compiled())
+  if (chains > 0)
     log().info("fused kernels: {} run with the ReLU, dropout and reflection padding after them as one CUDA kernel "
                "each way (gpu.fused_kernels)", count_of(chains, "instance norm"));
-  else
-    log().info("fused kernels: this build has none (configured without a CUDA compiler); LibTorch's kernels run the "
-               "{} that could be fused", count_of(chains, "instance norm"));
 }
 
 // Whether a model built for `a` fits data described by `b`.

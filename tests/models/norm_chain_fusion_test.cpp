@@ -36,6 +36,14 @@ std::vector<std::string> parameter_names(const Model& model) {
   return names;
 }
 
+// The type of each node's first module, in order.
+std::string module_types(const Model& model) {
+  std::string types;
+  for (const auto& node : model.net->nodes())
+    if (!node.modules.empty()) types += node.modules[0].ptr()->name() + ";";
+  return types;
+}
+
 // The output and every parameter's gradient for one batch.
 std::vector<torch::Tensor> forward_and_gradients(Model& model, const torch::Tensor& image) {
   model.net->zero_grad();
@@ -55,8 +63,15 @@ TEST_CASE("the DeblurGAN generator's norm chains are fused: 14 of its 23 instanc
   // last also with the padding before the 7x7 convolution), and each
   // residual block's first with its ReLU, dropout and padding; the blocks'
   // second norms feed the block's sum, and stay.
+  const std::string before = module_types(model);
+  // Counting leaves the model as built (a build without the CUDA kernels
+  // counts them for its log line and keeps LibTorch's layers).
+  CHECK(fusible_norm_chains(model) == 14);
+  CHECK(module_types(model) == before);
   CHECK(fuse_norm_chains(model) == 14);
   CHECK(parameter_names(model) == names);
+  CHECK(module_types(model) != before);
+  CHECK(fusible_norm_chains(model) == 0);
   int chains = 0, identities = 0, with_dropout = 0, padded = 0;
   for (const auto& node : model.net->nodes()) {
     if (node.modules.empty()) continue;  // merges
