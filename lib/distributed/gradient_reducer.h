@@ -60,8 +60,10 @@ class GradientReducer {
   void reduce_replayed(float vote);
   double weight() const { return weight_; }
 
-  // The sum over all ranks of this step's `vote`.
-  float control_sum() const { return buckets_.back().flat[buckets_.back().gradient_numel].item<float>(); }
+  // The sum over all ranks of this step's `vote`: as a scalar tensor on the
+  // buckets' device (a view, overwritten by the next step), and read.
+  torch::Tensor control_votes() const { return buckets_.back().flat[buckets_.back().gradient_numel]; }
+  float control_sum() const { return control_votes().item<float>(); }
 
   const ReducerStats& stats() const { return stats_; }
   void reset_stats() {

@@ -187,7 +187,7 @@ std::optional<StepOutcome> TrainStep::replay(const Batch& batch, double share, b
   StepOutcome outcome;
   outcome.stepped = true;
   outcome.skipped_on_device = captured_skip_;
-  outcome.stop = reducer_ ? reducer_->control_sum() > 0 : stop_vote;
+  record_stop(outcome, stop_vote);
   return outcome;
 }
 
@@ -275,7 +275,7 @@ StepOutcome TrainStep::run_eagerly(const std::vector<const Batch*>& group, doubl
     }
   }
   phase_done(StepPhase::kOptimizer);
-  outcome.stop = (reducer_ ? reducer_->control_sum() : (stop_vote ? 1.0f : 0.0f)) > 0;
+  record_stop(outcome, stop_vote);
   return outcome;
 }
 

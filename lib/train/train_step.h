@@ -63,7 +63,10 @@ struct StepExtras {
 
 struct StepOutcome {
   bool stepped = false;  // false: skipped, the fp16 gradients overflowed
-  bool stop = false;     // an interrupt was voted for on some rank
+  bool stop = false;     // one process: an interrupt was asked for
+  // Data-parallel: the ranks' summed stop votes (> 0: stop), a scalar on the
+  // reducer's device, which the caller reads (on a GPU, late).
+  torch::Tensor stop_votes;
   // A graphed run's fp16 loss scaling decides on the device: stepped is
   // then true, and this flag (1: the step was skipped) says the rest.
   torch::Tensor skipped_on_device;
@@ -122,6 +125,13 @@ class TrainStep {
   // first); nullopt when the capture failed under auto (then logged, and the
   // step is the caller's to take eagerly).
   std::optional<StepOutcome> replay(const Batch& batch, double share, bool stop_vote, const StepExtras& extras);
+  // The step's stop verdict: this process's vote, or the ranks' sum.
+  void record_stop(StepOutcome& outcome, bool stop_vote) const {
+    if (reducer_)
+      outcome.stop_votes = reducer_->control_votes();
+    else
+      outcome.stop = stop_vote;
+  }
   // Whether a data-parallel step of this rank's `share` may replay: the
   // capture multiplies each gradient by the share it was captured with.
   bool share_fits(double share) const;

@@ -306,7 +306,7 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
     const double share = global_size > 0 ? rank_size / global_size : 0.0;
     const StepOutcome outcome =
         step_->run_group(members, record.lr, share, interrupt_requested() || requeue_requested(), extras);
-    const bool stop = outcome.stop;
+    const bool stop = outcome.stop || (outcome.stop_votes.defined() && stop_voted(outcome.stop_votes));
     if (average_ && outcome.stepped) average_->update(outcome.skipped_on_device);
     ++step;
     ++state_.global_step;
@@ -323,6 +323,8 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
       save(epoch - 1, step);
     }
   }
+  // The last step's votes, read late on a GPU, are read now.
+  if (stop_vote_read_.pending() && stop_vote_read_.take().item<double>() > 0) stop_for_interrupt(epoch, step);
   progress_.finish();
   flush_step_point();
   profiler_.end_epoch();
@@ -375,6 +377,17 @@ void TrainingLoop::stop_if_diverged(int64_t epoch, int64_t step) {
 
 std::string TrainingLoop::diverged_hint() const {
   return "lower optimizer.lr, or set optimizer.clip_norm; the last good checkpoint is in " + run_.checkpoints();
+}
+
+bool TrainingLoop::stop_voted(const torch::Tensor& votes) {
+  if (!votes.is_cuda()) return votes.item<double>() > 0;
+  // On a GPU the ranks' votes are read one step late, as the divergence
+  // check is, so that the host does not wait for each step's all-reduce;
+  // every rank reads the same sum after the same step, so all stop together,
+  // one step after the signal.
+  const torch::Tensor previous = stop_vote_read_.pending() ? stop_vote_read_.take() : torch::Tensor();
+  stop_vote_read_.start(votes);
+  return previous.defined() && previous.item<double>() > 0;
 }
 
 void TrainingLoop::stop_for_interrupt(int64_t epoch, int64_t step) {

@@ -65,6 +65,9 @@ class TrainingLoop {
   // after the same step and learns whether any rank's loss diverged.
   void stop_if_diverged(int64_t epoch, int64_t step);
   std::string diverged_hint() const;
+  // Whether a data-parallel step's summed votes (StepOutcome::stop_votes)
+  // say stop; on a GPU those of the step before.
+  bool stop_voted(const torch::Tensor& votes);
   [[noreturn]] void stop_for_interrupt(int64_t epoch, int64_t step);
 
   // training_loop_run_dir.cpp: the run directory, its records and logs.
@@ -122,6 +125,7 @@ class TrainingLoop {
   int64_t steps_per_epoch_ = 0;    // optimizer steps
   int64_t batches_per_epoch_ = 0;  // batches of train.batch_size: train.accumulate to a step
   DeferredRead divergence_check_;  // on a GPU, the last check's verdict in flight
+  DeferredRead stop_vote_read_;    // on a GPU, the last data-parallel step's stop votes in flight
   int64_t divergence_step_ = 0;    // the step it was taken after
 };
 
