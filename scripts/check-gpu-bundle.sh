@@ -111,5 +111,16 @@ YAML
     compgen -G "$run/runs/bundle-check/*/events.out.tfevents.*" >/dev/null
 }
 check "the bundle-built trainer trains two epochs and writes a TensorBoard file" trains
+# The data archive that travels beside the bundle (scripts/gpu-data.sh),
+# unpacked as the GPU check unpacks it: trainer reads the cut Fashion-MNIST
+# training set from it.
+reads_carried_data() {
+  [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || return 0
+  scripts/gpu-data.sh --fashion-train 1000 "$work/data.tar.xz" >/dev/null &&
+    unpack_data "$work/data.tar.xz" "$work/data" &&
+    TRAINER_DATA_DIR=$work/data "$build/trainer" bench configs/fashion_mnist_cnn.yaml --steps 1 --warmup 0 2>&1 |
+      grep -q 'fashion_mnist, 1000 train / 10000 valid'
+}
+check "the data sets packed by gpu-data.sh are read from TRAINER_DATA_DIR" reads_carried_data
 echo "$tool: $((SECONDS - start)) s; $failures check(s) failed"
 [ "$failures" -eq 0 ]

@@ -5,7 +5,10 @@
 #   1. unpack the dependency bundle (.gpu-bundle/, made by scripts/gpu-bundle.sh
 #      on a Debian 12 machine and carried here) into a private prefix
 #      (build-gpu/deps; never into /). Without a bundle the machine's own
-#      packages are used, as scripts/install-deps.sh installs them;
+#      packages are used, as scripts/install-deps.sh installs them. The data
+#      sets of scripts/gpu-data.sh (.gpu-bundle/data.tar.xz), where carried,
+#      go to build-gpu/data: TRAINER_DATA_DIR (unless set) and the photos of
+#      data/deblur-photos (unless gathered here);
 #   2. build trainer in build-gpu/ against the LibTorch inside that PyTorch
 #      (torch.utils.cmake_prefix_path, C++11 ABI), with trainer's CUDA
 #      kernels where nvcc is found (a failed build is reported, then built
@@ -29,7 +32,8 @@
 # trainer is built and measured before the tests are built, so that a check
 # cut short by a lease's end has its figures.
 #
-# Usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--logs DIR] [--rows] [--no-suite]
+# Usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--data FILE] [--logs DIR] [--rows] [--no-suite]
+#   --data      the data archive (default BUNDLE/data.tar.xz, where it exists)
 #   --rows      step 3's GPU rows (GPU_ROWS=deblur,epochs picks their sections)
 #   --no-suite  leaves out step 6, the whole suite (a short lease: the GPU tests are step 4)
 set -uo pipefail
@@ -39,6 +43,7 @@ source scripts/lib/gpu_bundle.sh
 
 python=python3
 bundle=.gpu-bundle
+data_archive=""
 logs=build-gpu/logs
 rows=false
 suite=true
@@ -46,10 +51,12 @@ while [ $# -gt 0 ]; do
   case $1 in
     --python) python=$2; shift 2 ;;
     --bundle) bundle=$2; shift 2 ;;
+    --data) data_archive=$2; shift 2 ;;
     --logs) logs=$2; shift 2 ;;
     --rows) rows=true; shift ;;
     --no-suite) suite=false; shift ;;
-    *) echo "usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--logs DIR] [--rows] [--no-suite]" >&2; exit 2 ;;
+    *) echo "usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--data FILE] [--logs DIR] [--rows] [--no-suite]" >&2
+       exit 2 ;;
   esac
 done
 mkdir -p "$logs"
@@ -100,6 +107,18 @@ if compgen -G "$bundle/*.deb" >/dev/null; then
 else
   echo "gpu-check: no bundle in $bundle: using this machine's own packages"
   cmake_args+=("-DCMAKE_PREFIX_PATH=$torch_prefix")
+fi
+
+[ -z "$data_archive" ] && [ -f "$bundle/data.tar.xz" ] && data_archive=$bundle/data.tar.xz
+if [ -n "$data_archive" ]; then
+  data_dir=$(pwd)/build-gpu/data
+  unpack_data "$data_archive" "$data_dir" || exit 2
+  echo "gpu-check: data sets of $data_archive in $data_dir: $(ls "$data_dir" | paste -sd' ')"
+  if [ -z "${TRAINER_DATA_DIR:-}" ]; then export TRAINER_DATA_DIR=$data_dir; fi
+  if [ -d "$data_dir/deblur-photos" ] && [ ! -e data/deblur-photos ]; then
+    mkdir -p data
+    ln -s "$data_dir/deblur-photos" data/deblur-photos
+  fi
 fi
 
 # trainer's own CUDA kernels (lib/fused) need nvcc: on PATH, in CUDACXX, or

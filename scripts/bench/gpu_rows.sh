@@ -12,11 +12,13 @@
 #      (train.cuda_graph: auto) and eager (off);
 #   3. the deblurring generator (configs/deblur_resnet.yaml, batch 8):
 #      `trainer bench FILE` (eager, and graphed) against gpu_peers.py's
-#      loop, images/s, and a
-#      real two-epoch run's data wait with the degradation on the GPU and on
-#      the CPU (needs data/deblur-photos);
-#      and trainer's fused norm kernels against LibTorch's layers
-#      (gpu.fused_kernels true / false), images/s;
+#      loop, images/s (section deblur); trainer's fused norm kernels against
+#      LibTorch's layers, gpu.fused_kernels true / false (fused); NCHW
+#      against channels-last (layout); a real two-epoch run's data wait with
+#      the degradation on the GPU and on the CPU (datawait); and, only when
+#      named, the full config trained as shipped against the identity
+#      baseline (goal: scripts/bench/deblur_goal.sh). All need the photos in
+#      data/deblur-photos;
 #   4. where a GPU step's host time goes (step_profile.sh on gpu:0; the
 #      legacy profiler sees launches, not kernels).
 # Reuters needs $TRAINER_DATA_DIR/reuters21578; Fashion-MNIST is read from
@@ -24,8 +26,9 @@
 #
 # Usage: scripts/bench/gpu_rows.sh [TRAINER] [PYTHON] [REPEATS] [EPOCHS]
 #   (defaults: build-gpu/trainer python3 2 2)
-# GPU_ROWS=deblur,epochs (any of matmul, epochs, deblur, profile; default
-# all) runs those sections only: a short lease measures what it must first.
+# GPU_ROWS=deblur,fused,epochs (any of matmul, epochs, deblur, fused,
+# layout, datawait, goal, profile; default all but goal) runs those
+# sections only, in that order: a short lease measures what it must first.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 # shellcheck source=scripts/lib/reference_run.sh
@@ -37,7 +40,7 @@ epochs=${4:-2}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 data=${TRAINER_DATA_DIR:-}
-sections=${GPU_ROWS:-matmul,epochs,deblur,profile}
+sections=${GPU_ROWS:-matmul,epochs,deblur,fused,layout,datawait,profile}
 want() { [[ ",$sections," == *",$1,"* ]]; }
 
 json_gflops() { "$python" -c 'import json, sys; print(json.load(sys.stdin)["results"][0]["gflops"])'; }
@@ -91,72 +94,91 @@ if want epochs; then
   done
 fi
 
-if want deblur; then
-  # The deblurring generator needs the photos (scripts/deblur-photos.sh data/deblur-photos).
-  if [ -d data/deblur-photos/train ]; then
-    echo
-    echo "== deblurring generator, batch 8 on gpu:0, images/s: trainer bench FILE (30 steps after 5) against the eager"
-    echo "   Python loop (gpu_peers.py deblur, 30 steps after 5), alternated"
-    echo "   (trainer: eager steps, then the same steps replaying a CUDA graph)"
-    printf '%-9s %-6s %10s %10s %10s %16s %16s\n' precision repeat trainer graphed python trainer/python graphed/python
-    for repeat in $(seq "$repeats"); do
-      for precision in fp32 bf16; do
-        p=$("$python" scripts/bench/gpu_peers.py deblur "$precision" 30 | awk '{ print $3 }')
-        read -r t g <<<"$("$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set "precision=$precision" \
-              --log-level warn | "$python" -c 'import json, sys
-  r = json.load(sys.stdin)
-  print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"])')"
-        printf '%-9s %-6s %10.1f %10.1f %10.1f %16s %16s\n' "$precision" "$repeat" "$t" "$g" "$p" "$(ratio "$t" "$p")" \
-          "$(ratio "$g" "$p")"
-      done
+# The deblurring rows need the photos (scripts/deblur-photos.sh data/deblur-photos).
+photos=false
+if [ -d data/deblur-photos/train ]; then
+  photos=true
+elif want deblur || want fused || want layout || want datawait || want goal; then
+  echo "no data/deblur-photos: the deblurring rows left out (scripts/deblur-photos.sh data/deblur-photos)"
+fi
+
+if $photos && want deblur; then
+  echo
+  echo "== deblurring generator, batch 8 on gpu:0, images/s: trainer bench FILE (30 steps after 5) against the eager"
+  echo "   Python loop (gpu_peers.py deblur, 30 steps after 5), alternated"
+  echo "   (trainer: eager steps, then the same steps replaying a CUDA graph)"
+  printf '%-9s %-6s %10s %10s %10s %16s %16s\n' precision repeat trainer graphed python trainer/python graphed/python
+  for repeat in $(seq "$repeats"); do
+    for precision in fp32 bf16; do
+      p=$("$python" scripts/bench/gpu_peers.py deblur "$precision" 30 | awk '{ print $3 }')
+      read -r t g <<<"$("$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set "precision=$precision" \
+            --log-level warn | "$python" -c 'import json, sys
+r = json.load(sys.stdin)
+print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"])')"
+      printf '%-9s %-6s %10.1f %10.1f %10.1f %16s %16s\n' "$precision" "$repeat" "$t" "$g" "$p" "$(ratio "$t" "$p")" \
+        "$(ratio "$g" "$p")"
     done
-    echo
-    echo "== image layout on gpu:0: trainer bench FILE (30 steps after 5), NCHW (the default) against channels-last"
-    echo "   (gpu.channels_last=true), images/s, alternated"
-    printf '%-18s %-9s %-6s %10s %14s %10s\n' experiment precision repeat NCHW channels-last NCHW/last
-    for repeat in $(seq "$repeats"); do
-      for row in deblur_resnet:fp32 deblur_resnet:bf16 fashion_mnist_cnn:bf16; do
-        experiment=${row%:*} precision=${row#*:}
-        bench() {
-          "$trainer" bench "configs/$experiment.yaml" --steps 30 --warmup 5 --json --set devices=gpu:0 \
-            --set "precision=$precision" --log-level warn "$@" |
-            "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
-        }
-        nchw=$(bench) last=$(bench --set gpu.channels_last=true)
-        printf '%-18s %-9s %-6s %10.1f %14.1f %10s\n' "$experiment" "$precision" "$repeat" "$nchw" "$last" \
-          "$(ratio "$nchw" "$last")"
-      done
+  done
+fi
+
+if $photos && want fused; then
+  echo
+  echo "== fused kernels on gpu:0: trainer bench FILE (30 steps after 5), each instance norm with its ReLU, dropout"
+  echo "   and reflection padding as one CUDA kernel (gpu.fused_kernels: true, the default) against LibTorch's"
+  echo "   kernels one layer at a time (false), images/s, alternated"
+  printf '%-18s %-9s %-6s %10s %10s %12s\n' experiment precision repeat fused unfused fused/unfused
+  for repeat in $(seq "$repeats"); do
+    for precision in fp32 bf16; do
+      fused_bench() {
+        "$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set devices=gpu:0 \
+          --set "precision=$precision" --log-level warn "$@" |
+          "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
+      }
+      fused=$(fused_bench) unfused=$(fused_bench --set gpu.fused_kernels=false)
+      printf '%-18s %-9s %-6s %10.1f %10.1f %12s\n' deblur_resnet "$precision" "$repeat" "$fused" "$unfused" \
+        "$(ratio "$fused" "$unfused")"
     done
-    echo
-    echo "== fused kernels on gpu:0: trainer bench FILE (30 steps after 5), each instance norm with its ReLU, dropout"
-    echo "   and reflection padding as one CUDA kernel (gpu.fused_kernels: true, the default) against LibTorch's"
-    echo "   kernels one layer at a time (false), images/s, alternated"
-    printf '%-18s %-9s %-6s %10s %10s %12s\n' experiment precision repeat fused unfused fused/unfused
-    for repeat in $(seq "$repeats"); do
-      for precision in fp32 bf16; do
-        fused_bench() {
-          "$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set devices=gpu:0 \
-            --set "precision=$precision" --log-level warn "$@" |
-            "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
-        }
-        fused=$(fused_bench) unfused=$(fused_bench --set gpu.fused_kernels=false)
-        printf '%-18s %-9s %-6s %10.1f %10.1f %12s\n' deblur_resnet "$precision" "$repeat" "$fused" "$unfused" \
-          "$(ratio "$fused" "$unfused")"
-      done
+  done
+fi
+
+if $photos && want layout; then
+  echo
+  echo "== image layout on gpu:0: trainer bench FILE (30 steps after 5), NCHW (the default) against channels-last"
+  echo "   (gpu.channels_last=true), images/s, alternated"
+  printf '%-18s %-9s %-6s %10s %14s %10s\n' experiment precision repeat NCHW channels-last NCHW/last
+  for repeat in $(seq "$repeats"); do
+    for row in deblur_resnet:fp32 deblur_resnet:bf16 fashion_mnist_cnn:bf16; do
+      experiment=${row%:*} precision=${row#*:}
+      bench() {
+        "$trainer" bench "configs/$experiment.yaml" --steps 30 --warmup 5 --json --set devices=gpu:0 \
+          --set "precision=$precision" --log-level warn "$@" |
+          "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
+      }
+      nchw=$(bench) last=$(bench --set gpu.channels_last=true)
+      printf '%-18s %-9s %-6s %10.1f %14.1f %10s\n' "$experiment" "$precision" "$repeat" "$nchw" "$last" \
+        "$(ratio "$nchw" "$last")"
     done
-    echo
-    echo "== the real deblurring run on gpu:0 in bf16 (2 epochs): data wait, share of the training steps,"
-    echo "   with the degradation on the GPU (data.degrade.on_device: auto) and on the CPU (false)"
-    for placement in auto false; do
-      reference_run "$trainer" deblur_resnet "$out/runs" "deblur-$placement" --set precision=bf16 --set train.epochs=2 \
-        --set "data.degrade.on_device=$placement" &&
-        "$python" scripts/bench/last_epoch.py "$out/runs/deblur_resnet/deblur-$placement/metrics.jsonl" train_seconds \
-          data_wait_seconds data_wait_seconds/train_seconds samples_per_second |
-        awk -v p="$placement" '{ printf "on_device %-5s epoch %.2f s, data wait %.3f s = %.2f%%, %.0f samples/s\n", p, $1, $2, 100 * $3, $4 }'
-    done
-  else
-    echo "no data/deblur-photos: the deblurring rows left out (scripts/deblur-photos.sh data/deblur-photos)"
-  fi
+  done
+fi
+
+if $photos && want datawait; then
+  echo
+  echo "== the real deblurring run on gpu:0 in bf16 (2 epochs): data wait, share of the training steps,"
+  echo "   with the degradation on the GPU (data.degrade.on_device: auto) and on the CPU (false)"
+  for placement in auto false; do
+    reference_run "$trainer" deblur_resnet "$out/runs" "deblur-$placement" --set precision=bf16 --set train.epochs=2 \
+      --set "data.degrade.on_device=$placement" &&
+      "$python" scripts/bench/last_epoch.py "$out/runs/deblur_resnet/deblur-$placement/metrics.jsonl" train_seconds \
+        data_wait_seconds data_wait_seconds/train_seconds samples_per_second |
+      awk -v p="$placement" '{ printf "on_device %-5s epoch %.2f s, data wait %.3f s = %.2f%%, %.0f samples/s\n", p, $1, $2, 100 * $3, $4 }'
+  done
+fi
+
+if $photos && want goal; then
+  echo
+  echo "== the full deblurring config on gpu:0 as shipped, against the identity baseline (scripts/bench/deblur_goal.sh)"
+  TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 ||
+    echo "the deblurring goal's run failed"
 fi
 
 if want profile; then

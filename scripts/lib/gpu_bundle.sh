@@ -43,6 +43,19 @@ unpack_bundle() {
   find "$prefix" -xtype l -delete
 }
 
+# unpack_data ARCHIVE DIR: a fresh DIR holding the data sets of
+# scripts/gpu-data.sh's ARCHIVE (reuters21578/, fashion-mnist/,
+# deblur-photos/, those that were packed), for TRAINER_DATA_DIR.
+unpack_data() {
+  local archive=$1 dir=$2
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  if ! tar -C "$dir" -xJf "$archive"; then
+    echo "$archive could not be unpacked: make it again with scripts/gpu-data.sh" >&2
+    return 2
+  fi
+}
+
 # bundle_lib_dir PREFIX: where the bundle's shared libraries are.
 bundle_lib_dir() { echo "$1/usr/lib/x86_64-linux-gnu"; }
 
