@@ -75,7 +75,11 @@ torch::Tensor norm_chain(const torch::Tensor& x, const torch::Tensor& weight, co
                          const NormChainOptions& options, bool training) {
   const std::string unfit = norm_chain_unfit(x, options);
   TORCH_CHECK(unfit.empty(), "norm_chain: ", unfit);
-  return NormChainFunction::apply(x, or_empty(weight, x), or_empty(bias, x), options,
+  // A view with rows of their own stride (a transposed convolution's output
+  // cropped to Keras's `same` size) is copied once here, so that forward
+  // and backward read the same contiguous planes.
+  const torch::Tensor input = x.is_contiguous() ? x : x.contiguous();
+  return NormChainFunction::apply(input, or_empty(weight, x), or_empty(bias, x), options,
                                   training ? options.dropout : 0.0);
 }
 
@@ -88,7 +92,9 @@ std::string norm_chain_unfit(const torch::Tensor& x, const NormChainOptions& opt
   const auto type = x.scalar_type();
   if (type != at::kFloat && type != at::kHalf && type != at::kBFloat16 && type != at::kDouble)
     return std::string("the input is ") + c10::toString(type);
-  if (!x.is_contiguous()) return "the input is not contiguous NCHW (channels-last?)";
+  // A plane whose elements are not in rows (channels-last) would be copied
+  // into another layout first; LibTorch's own kernels take it as it is.
+  if (x.size(3) > 1 && x.stride(3) != 1) return "the input's rows are not contiguous (channels-last?)";
   if (x.numel() == 0) return "the input is empty";
   if (std::max(options.pad[0], options.pad[1]) >= x.size(2) || std::max(options.pad[2], options.pad[3]) >= x.size(3))
     return "the reflection padding is not smaller than the input";

@@ -13,8 +13,10 @@ FusedNormChainImpl::FusedNormChainImpl(const torch::nn::GroupNormOptions& norm, 
 }
 
 torch::Tensor FusedNormChainImpl::forward(const torch::Tensor& x) {
-  if ((x.is_cuda() || fuse_on_cpu) && norm_chain_unfit(x, chain).empty())
+  if ((x.is_cuda() || fuse_on_cpu) && norm_chain_unfit(x, chain).empty()) {
+    ++fused_passes;
     return norm_chain(x, weight, bias, chain, is_training());
+  }
   torch::Tensor y = DeviceGroupNormImpl::forward(x);
   if (chain.relu) y = torch::relu(y);
   if (chain.dropout > 0) y = torch::dropout(y, chain.dropout, is_training());

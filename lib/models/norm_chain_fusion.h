@@ -21,6 +21,7 @@ struct FusedNormChainImpl : DeviceGroupNormImpl {
   torch::Tensor forward(const torch::Tensor& x);
   NormChainOptions chain;
   bool fuse_on_cpu;
+  int64_t fused_passes = 0;  // forward passes that ran the fused kernels (the rest: LibTorch's layers)
 };
 TORCH_MODULE(FusedNormChain);
 

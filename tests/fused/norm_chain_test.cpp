@@ -124,6 +124,35 @@ void check_against_unfused(const torch::Device& device, double tolerance) {
   }
 }
 
+// A transposed convolution's output cropped to Keras's `same` size is a view
+// whose rows have a stride of their own: the chain takes it, and the
+// gradient reaches the uncropped tensor as through the unfused layers.
+void check_cropped_view(const torch::Device& device, double tolerance) {
+  NormChainOptions options;
+  options.relu = true;
+  options.pad = {1, 1, 1, 1};
+  torch::manual_seed(5);
+  const torch::Tensor uncropped = torch::randn({2, 3, 9, 11}, torch::TensorOptions(device)).requires_grad_();
+  const torch::Tensor weight = torch::rand({3}, torch::TensorOptions(device)) + 0.5;
+  const torch::Tensor bias = torch::randn({3}, torch::TensorOptions(device));
+  const torch::Tensor view = uncropped.narrow(2, 0, 8).narrow(3, 0, 10);
+  REQUIRE_FALSE(view.is_contiguous());
+  CHECK(norm_chain_unfit(view, options).empty());
+  const torch::Tensor upstream = torch::randn({2, 3, 10, 12}, torch::TensorOptions(device));
+  const auto output_and_gradient = [&](const torch::Tensor& y) {
+    uncropped.mutable_grad() = torch::Tensor();
+    (y * upstream).sum().backward();
+    return std::make_pair(y.detach(), uncropped.grad().clone());
+  };
+  const auto [fused, fused_gradient] = output_and_gradient(norm_chain(view, weight, bias, options, true));
+  const auto [plain, plain_gradient] = output_and_gradient(unfused(view, weight, bias, options, {}));
+  CHECK(torch::allclose(fused, plain, tolerance, tolerance));
+  CHECK(torch::allclose(fused_gradient, plain_gradient, tolerance, tolerance));
+  // The cropped rows and columns get no gradient.
+  CHECK(fused_gradient.narrow(2, 8, 1).abs().max().item<double>() == 0);
+  CHECK(fused_gradient.narrow(3, 10, 1).abs().max().item<double>() == 0);
+}
+
 void check_dropout_against_unfused(const torch::Device& device, bool cuda) {
   Case c;
   c.shape = {3, 4, 16, 12};
@@ -153,6 +182,7 @@ void check_dropout_against_unfused(const torch::Device& device, bool cuda) {
 TEST_CASE("the fused norm chain's CPU loops equal instance norm, ReLU and reflection padding, values and gradients",
           "[fused]") {
   check_against_unfused(torch::kCPU, 1e-4);
+  check_cropped_view(torch::kCPU, 1e-4);
 }
 
 TEST_CASE("the fused norm chain's dropout: the same mask forward and backward, the unfused chain's values", "[fused]") {
@@ -194,6 +224,7 @@ TEST_CASE("GPU: the fused norm chain's CUDA kernels equal LibTorch's unfused lay
     return;
   }
   check_against_unfused(torch::kCUDA, 1e-4);
+  check_cropped_view(torch::kCUDA, 1e-4);
   check_dropout_against_unfused(torch::kCUDA, true);
   // Planes of every block size the kernels pick (128, 256 and 512 threads),
   // with DeblurGAN's shapes, in float32 and bf16.
