@@ -3,8 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -177,6 +179,37 @@ TEST_CASE("GPU: two ranks share gpu:0 through Gloo", "[gpu][e2e][dist]") {
   REQUIRE(result.exit_code == 0);
   CHECK(parse_records(result.out).size() == 1);
   CHECK_THAT(read_text(dir + "/runs/mlp/run/worklog.0"), Catch::Contains("shared by several ranks"));
+}
+
+TEST_CASE("GPU: SIGTERM stops two ranks sharing gpu:0 after the same step (its votes read a step late), and they resume",
+          "[gpu][e2e][dist][signal]") {
+  const std::string dir = fresh_dir("gpu-shared-sigterm");
+  if (skip_without_gpus(dir, 1)) return;
+  MlpExperiment spec;
+  spec.samples = 20000;  // 625 steps an epoch: the signal lands inside one
+  spec.features = 512;
+  spec.units = 1024;
+  spec.run_name = "run";
+  spec.extra = "devices: gpu:0,0\noptimizer: {name: adam, lr: 0.001}\ntrain: {epochs: 3, batch_size: 32}\n";
+  const std::string experiment = write_mlp_experiment(dir, spec);
+  const auto cut = signal_mid_run({"run", experiment}, dir, dir + "/runs/mlp/run/config.yaml", SIGTERM);
+  INFO(cut.err);
+  if (cut.exit_code == 0) {
+    WARN("the run finished before the signal arrived; nothing to resume");
+    return;
+  }
+  REQUIRE(cut.exit_code == 9);
+  CHECK_THAT(cut.err, Catch::Contains("checkpoint saved to"));
+  // Both ranks name the same epoch and step.
+  std::smatch first, second;
+  REQUIRE(std::regex_search(cut.err, first, std::regex("trainer: interrupted (in epoch [0-9]+ after step [0-9]+)")));
+  REQUIRE(std::regex_search(cut.err, second,
+                            std::regex("trainer \\[rank 1\\]: interrupted (in epoch [0-9]+ after step [0-9]+)")));
+  CHECK(first[1].str() == second[1].str());
+  const auto rest = run_trainer({"run", experiment, "--resume", dir + "/runs/mlp/run"}, dir);
+  INFO(rest.err);
+  REQUIRE(rest.exit_code == 0);
+  CHECK(parse_records(cut.out).size() + parse_records(rest.out).size() == 3);
 }
 
 TEST_CASE("GPU: gpu:all trains data-parallel over NCCL", "[gpu][e2e][dist]") {
