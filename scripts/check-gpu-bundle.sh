@@ -116,10 +116,13 @@ check "the bundle-built trainer trains two epochs and writes a TensorBoard file"
 # training set from it.
 reads_carried_data() {
   [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || return 0
+  local log
+  # Into a variable first: grep -q would close the pipe early, and under
+  # pipefail trainer's SIGPIPE would fail the check.
   scripts/gpu-data.sh --fashion-train 1000 "$work/data.tar.xz" >/dev/null &&
     unpack_data "$work/data.tar.xz" "$work/data" &&
-    TRAINER_DATA_DIR=$work/data "$build/trainer" bench configs/fashion_mnist_cnn.yaml --steps 1 --warmup 0 2>&1 |
-      grep -q 'fashion_mnist, 1000 train / 10000 valid'
+    log=$(TRAINER_DATA_DIR=$work/data "$build/trainer" bench configs/fashion_mnist_cnn.yaml --steps 1 --warmup 0 2>&1) &&
+    grep -q 'fashion_mnist, 1000 train / 10000 valid' <<<"$log"
 }
 check "the data sets packed by gpu-data.sh are read from TRAINER_DATA_DIR" reads_carried_data
 echo "$tool: $((SECONDS - start)) s; $failures check(s) failed"
