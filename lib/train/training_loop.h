@@ -3,7 +3,8 @@
 // training_loop.cpp holds the epochs and steps (and run_training,
 // run_training.h, which drives this class), training_loop_run_dir.cpp the
 // run directory (new or resumed), its records and logs,
-// training_loop_checkpoints.cpp the checkpoints (best.pt included).
+// training_loop_checkpoints.cpp the checkpoints (best.pt included),
+// training_loop_stops.cpp the stops inside an epoch (divergence, signals).
 #include <torch/torch.h>
 
 #include <memory>
@@ -60,6 +61,8 @@ class TrainingLoop {
   void report_step(int64_t epoch, double lr);
   // The per-step point still waiting for its loss on a GPU, to the observers.
   void flush_step_point();
+
+  // training_loop_stops.cpp: stopping inside an epoch.
   // A diverged run stops within `check_finite_every` steps instead of
   // training on NaN to the epoch's end, and saves nothing. Every rank checks
   // after the same step and learns whether any rank's loss diverged.
