@@ -303,10 +303,7 @@ TEST_CASE("SIGTERM to the supervisor stops every rank after a checkpoint, and --
   kill(supervisor, SIGTERM);
   const auto cut = wait_trainer(supervisor, cut_dir);
   INFO(cut.err);
-  if (cut.exit_code == 0) {
-    WARN("the run finished before the signal arrived; nothing to resume");
-    return;
-  }
+  if (finished_before_signal(cut)) return;
   REQUIRE(cut.exit_code == 9);
   CHECK_THAT(cut.err, Catch::Contains("checkpoint saved to"));
   CHECK_FALSE(process_exists(rank1));
@@ -327,10 +324,7 @@ TEST_CASE("the requeue signal to the supervisor reaches every rank: a checkpoint
   kill(supervisor, SIGUSR1);
   const auto cut = wait_trainer(supervisor, dir);
   INFO(cut.err);
-  if (cut.exit_code == 0) {
-    WARN("the run finished before the signal arrived; nothing to resume");
-    return;
-  }
+  if (finished_before_signal(cut)) return;
   REQUIRE(cut.exit_code == 10);
   CHECK_FALSE(process_exists(rank1));
   CHECK_THAT(read_text(run_dir_of(dir) + "/run.json"), Catch::Contains("\"status\":\"requeue\""));

@@ -157,10 +157,7 @@ TEST_CASE("SIGTERM mid-epoch saves a checkpoint that resumes exactly", "[e2e][re
   const auto cut = signal_mid_run({"run", experiment, "--set", "train.epochs=2", "--set", "log.run_name=cut"},
                                   fresh_dir("e2e-signal/interrupted"), dir + "/runs/e2e/cut/config.yaml", SIGTERM);
   INFO(cut.err);
-  if (cut.exit_code == 0) {
-    WARN("the run finished before the signal arrived; nothing to resume");
-    return;
-  }
+  if (finished_before_signal(cut)) return;
   REQUIRE(cut.exit_code == 9);
   CHECK_THAT(cut.err, Catch::Contains("checkpoint saved to"));
   // The printed command, exactly: it continues the same run (2 epochs, not the file's 4).
@@ -187,10 +184,7 @@ TEST_CASE("the requeue signal saves a checkpoint and exits 10, and the next job 
   const std::vector<std::string> job{"run", experiment, "--set", "train.epochs=2", "--run-dir", run};
   const auto cut = signal_mid_run(job, fresh_dir("e2e-requeue/first"), run + "/config.yaml", SIGUSR1);
   INFO(cut.err);
-  if (cut.exit_code == 0) {
-    WARN("the run finished before the signal arrived; nothing to resume");
-    return;
-  }
+  if (finished_before_signal(cut)) return;
   REQUIRE(cut.exit_code == 10);
   CHECK_THAT(cut.err, Catch::Contains("requeue signal (train.requeue_signal)") &&
                           Catch::Contains("checkpoint saved to"));

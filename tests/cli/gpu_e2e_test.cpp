@@ -194,10 +194,7 @@ TEST_CASE("GPU: SIGTERM stops two ranks sharing gpu:0 after the same step (its v
   const std::string experiment = write_mlp_experiment(dir, spec);
   const auto cut = signal_mid_run({"run", experiment}, dir, dir + "/runs/mlp/run/config.yaml", SIGTERM);
   INFO(cut.err);
-  if (cut.exit_code == 0) {
-    WARN("the run finished before the signal arrived; nothing to resume");
-    return;
-  }
+  if (finished_before_signal(cut)) return;
   REQUIRE(cut.exit_code == 9);
   CHECK_THAT(cut.err, Catch::Contains("checkpoint saved to"));
   // Both ranks name the same epoch and step.

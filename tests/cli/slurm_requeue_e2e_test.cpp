@@ -71,10 +71,7 @@ TEST_CASE("the SLURM example requeues a job stopped for its time limit, and the 
   first_env.push_back("FAKE_SRUN_SIGNAL=1");
   const auto first = wait_trainer(spawn_process(job, dir, first_env, "first-"), dir, "first-");
   INFO(first.err);
-  if (first.exit_code == 0) {
-    WARN("the run finished before the signal arrived; nothing to requeue");
-    return;
-  }
+  if (finished_before_signal(first, "nothing to requeue")) return;
   REQUIRE(first.exit_code == 10);
   CHECK_THAT(first.err, Catch::Contains("requeueing it"));
   CHECK(read_text(dir + "/scontrol.log") == "requeue " + job_id + "\n");
