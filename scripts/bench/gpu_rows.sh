@@ -66,6 +66,16 @@ trainer_epoch() {  # $1 experiment, $2 precision, $3 repeat, $4 train.cuda_graph
     awk '{ printf "%.3f %.4f\n", $1, $2 }'
 }
 
+# images_per_second EXPERIMENT PRECISION [--set KEY=VALUE ...]: `trainer bench
+# FILE` on gpu:0, 30 steps after 5 of warm-up, its samples a second.
+images_per_second() {
+  local experiment=$1 precision=$2
+  shift 2
+  "$trainer" bench "configs/$experiment.yaml" --steps 30 --warmup 5 --json --set devices=gpu:0 \
+    --set "precision=$precision" --log-level warn "$@" |
+    "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'; }
 
 echo
@@ -129,12 +139,8 @@ if $photos && want fused; then
   printf '%-18s %-9s %-6s %10s %10s %12s\n' experiment precision repeat fused unfused fused/unfused
   for repeat in $(seq "$repeats"); do
     for precision in fp32 bf16; do
-      fused_bench() {
-        "$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set devices=gpu:0 \
-          --set "precision=$precision" --log-level warn "$@" |
-          "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
-      }
-      fused=$(fused_bench) unfused=$(fused_bench --set gpu.fused_kernels=false)
+      fused=$(images_per_second deblur_resnet "$precision")
+      unfused=$(images_per_second deblur_resnet "$precision" --set gpu.fused_kernels=false)
       printf '%-18s %-9s %-6s %10.1f %10.1f %12s\n' deblur_resnet "$precision" "$repeat" "$fused" "$unfused" \
         "$(ratio "$fused" "$unfused")"
     done
@@ -149,12 +155,8 @@ if $photos && want layout; then
   for repeat in $(seq "$repeats"); do
     for row in deblur_resnet:fp32 deblur_resnet:bf16 fashion_mnist_cnn:bf16; do
       experiment=${row%:*} precision=${row#*:}
-      bench() {
-        "$trainer" bench "configs/$experiment.yaml" --steps 30 --warmup 5 --json --set devices=gpu:0 \
-          --set "precision=$precision" --log-level warn "$@" |
-          "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
-      }
-      nchw=$(bench) last=$(bench --set gpu.channels_last=true)
+      nchw=$(images_per_second "$experiment" "$precision")
+      last=$(images_per_second "$experiment" "$precision" --set gpu.channels_last=true)
       printf '%-18s %-9s %-6s %10.1f %14.1f %10s\n' "$experiment" "$precision" "$repeat" "$nchw" "$last" \
         "$(ratio "$nchw" "$last")"
     done
