@@ -32,10 +32,11 @@
 # trainer is built and measured before the tests are built, so that a check
 # cut short by a lease's end has its figures.
 #
-# Usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--data FILE] [--logs DIR] [--rows] [--no-suite]
-#   --data      the data archive (default BUNDLE/data.tar.xz, where it exists)
-#   --rows      step 3's GPU rows (GPU_ROWS=deblur,epochs picks their sections)
-#   --no-suite  leaves out step 6, the whole suite (a short lease: the GPU tests are step 4)
+# Usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--data FILE] [--logs DIR] [--rows] [--no-suite] [--build-only]
+#   --data        the data archive (default BUNDLE/data.tar.xz, where it exists)
+#   --build-only  steps 1 and 2 alone (scripts/gpu-lease.sh orders the rest itself)
+#   --rows        step 3's GPU rows (GPU_ROWS=deblur,epochs picks their sections)
+#   --no-suite    leaves out step 6, the whole suite (a short lease: the GPU tests are step 4)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/gpu_bundle.sh
@@ -47,6 +48,7 @@ data_archive=""
 logs=build-gpu/logs
 rows=false
 suite=true
+build_only=false
 while [ $# -gt 0 ]; do
   case $1 in
     --python) python=$2; shift 2 ;;
@@ -55,7 +57,8 @@ while [ $# -gt 0 ]; do
     --logs) logs=$2; shift 2 ;;
     --rows) rows=true; shift ;;
     --no-suite) suite=false; shift ;;
-    *) echo "usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--data FILE] [--logs DIR] [--rows] [--no-suite]" >&2
+    --build-only) build_only=true; shift ;;
+    *) echo "usage: scripts/gpu-check.sh [--python PYTHON] [--bundle DIR] [--data FILE] [--logs DIR] [--rows] [--no-suite] [--build-only]" >&2
        exit 2 ;;
   esac
 done
@@ -141,6 +144,7 @@ if [ ${#failed[@]} -gt 0 ]; then
   step build-without-kernels cmake --build build-gpu -j"$jobs" --target trainer
   if [ ${#failed[@]} -gt "$first_failures" ]; then summary; exit 1; fi
 fi
+if $build_only; then summary; exit; fi
 
 step devices build-gpu/trainer devices
 if [ -n "$cuda" ] && "$python" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)'; then

@@ -24,10 +24,12 @@
 #              rung 4: gpu:0,1, or gpu:0,0 where there is one GPU)
 #   --patches  data.patches_per_image: the steps per epoch (default 4: 88
 #              patches of the 22 training photos, 11 steps of 8)
-# After scripts/build.sh. Prints figures; asserts nothing.
+# After scripts/build.sh (TRAINER=PATH for another build, build-gpu/trainer on
+# the GPU machine). Prints figures; asserts nothing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 config=configs/deblur_resnet_small.yaml device=cpu repeats=2 epochs=2 patches=4
+trainer=${TRAINER:-build/trainer}
 while [ $# -gt 0 ]; do
   case "$1" in
     --config) config=$2; shift 2 ;;
@@ -45,7 +47,7 @@ ladder=(1 2 3 4)
 degrade="data.degrade.on_device=false"
 note=""
 if [ "$device" = gpu ]; then
-  gpus=$(build/trainer devices --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["gpus"]))')
+  gpus=$("$trainer" devices --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["gpus"]))')
   if [ "$gpus" -lt 2 ]; then
     two=gpu:0,0
     rungs[3]="4 2 ranks, 1 GPU"
@@ -69,7 +71,7 @@ trap 'rm -rf "$work"' EXIT
 measure() {  # RUNG REPEAT
   local dir="$work/rung$1-$2" sets=()
   for s in $(rung_settings "$1") train.epochs=$epochs data.patches_per_image=$patches; do sets+=(--set "$s"); done
-  if ! build/trainer run "$config" "${sets[@]}" --run-dir "$dir" --quiet --log-level warn >"$work/out" 2>"$work/err"; then
+  if ! "$trainer" run "$config" "${sets[@]}" --run-dir "$dir" --quiet --log-level warn >"$work/out" 2>"$work/err"; then
     echo "pipeline_ladder: rung $1 failed:" >&2
     tail -5 "$work/err" >&2
     exit 1

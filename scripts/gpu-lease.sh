@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The GPU check for a short lease (15 minutes of device time, the machine's
+# start included): scripts/gpu-check.sh's build, then the figures the open
+# GPU goals need and the GPU tests, in the order that keeps the GPU busy and
+# the timings clean:
+#   1. trainer built as the GPU check builds it (--build-only);
+#   2. the tests built in the background, at the lowest CPU priority, while
+#      the GPU measures the rows that are bound by the GPU: the deblurring
+#      generator against the eager Python loop, the fused kernels against
+#      LibTorch's layers, the real run's data wait (gpu_rows.sh deblur,
+#      fused, datawait);
+#   3. the full deblurring config trained as shipped (deblur_goal.sh) with
+#      the GPU tests beside it: neither is a timing;
+#   4. the epochs of the two small experiments against the eager Python loop
+#      (gpu_rows.sh epochs), alone on the machine: they are bound by the host;
+#   5. the deblurring tutorial's ladder on the full config
+#      (pipeline_ladder.sh --device gpu).
+# Each step's output goes to LOGS/NN-name.log and its start and end to
+# LOGS/progress.log; the goal run's small files (run.json, metrics.jsonl,
+# samples) to LOGS/goal-run/ and its report to LOGS/goal-report.html. LOGS/DONE marks the end. A lease that ends
+# early keeps what finished: start it with setsid and copy LOGS out while it
+# runs (docs/development.md says how).
+#
+# Usage: scripts/gpu-lease.sh [LOGS] [REPEATS]   (defaults build-gpu/lease 2)
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+logs=${1:-build-gpu/lease}
+repeats=${2:-2}
+python=${PYTHON:-python3}
+trainer=build-gpu/trainer
+mkdir -p "$logs"
+logs=$(cd "$logs" && pwd)
+rm -f "$logs/DONE"
+step_number=0
+
+note() { echo "[$(date +%T) +${SECONDS}s] $*" | tee -a "$logs/progress.log"; }
+
+# step NAME COMMAND...: runs it into LOGS/NN-NAME.log, its outcome into progress.log.
+step() {
+  local name=$1; shift
+  step_number=$((step_number + 1))
+  local log
+  log=$(printf '%s/%02d-%s.log' "$logs" "$step_number" "$name")
+  note "$name: started"
+  local start=$SECONDS
+  if "$@" >"$log" 2>&1; then
+    note "$name: passed ($((SECONDS - start)) s)"
+  else
+    note "$name: FAILED ($((SECONDS - start)) s; $log)"
+  fi
+}
+
+step build scripts/gpu-check.sh --build-only --python "$python" --logs "$logs/check"
+if [ ! -x "$trainer" ]; then
+  note "no $trainer: nothing to measure"
+  touch "$logs/DONE"
+  exit 1
+fi
+# gpu-check.sh unpacked the data sets there; its own environment is gone.
+if [ -z "${TRAINER_DATA_DIR:-}" ] && [ -d build-gpu/data ]; then export TRAINER_DATA_DIR=$PWD/build-gpu/data; fi
+step devices "$trainer" devices
+nvidia-smi >"$logs/nvidia-smi.txt" 2>&1
+
+step_number=$((step_number + 1))
+tests_log=$(printf '%s/%02d-build-tests.log' "$logs" "$step_number")
+note "build-tests: started in the background (nice 19)"
+nice -n 19 cmake --build build-gpu -j"$(nproc)" >"$tests_log" 2>&1 &
+tests_build=$!
+
+rows() { GPU_ROWS=$1 scripts/bench/gpu_rows.sh "$trainer" "$python" "$repeats"; }
+step rows-deblur rows deblur
+step rows-fused rows fused
+step rows-datawait rows datawait
+
+# The goal run beside the GPU tests, once the tests are built.
+goal_log=$(printf '%s/%02d-goal.log' "$logs" $((step_number + 1)))
+step_number=$((step_number + 1))
+note "goal: started in the background"
+TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 >"$goal_log" 2>&1 &
+goal=$!
+if wait "$tests_build"; then note "build-tests: passed"; else note "build-tests: FAILED ($tests_log)"; fi
+step gpu-tests ctest --test-dir build-gpu --output-on-failure --no-tests=error -j4 -R "NCCL|GPU|gpu"
+if wait "$goal"; then note "goal: passed"; else note "goal: FAILED ($goal_log)"; fi
+run_dir=$(sed -n 's/^run directory: //p' "$goal_log")
+if [ -n "$run_dir" ] && [ -d "$run_dir" ]; then
+  mkdir -p "$logs/goal-run"
+  "$trainer" report "$run_dir" -o "$logs/goal-report.html" >"$logs/goal-report.log" 2>&1
+  # Checkpoints stay behind: they are the lease's largest files.
+  (cd "$run_dir" && find . -type f -size -4M ! -name '*.pt' -print0 | xargs -0 -r cp --parents -t "$logs/goal-run")
+fi
+
+step rows-epochs rows epochs
+step ladder env TRAINER="$trainer" scripts/bench/pipeline_ladder.sh --config configs/deblur_resnet.yaml --device gpu --repeats 1
+note "done"
+touch "$logs/DONE"
