@@ -31,6 +31,10 @@ inline std::vector<Epoch> parse_records(const std::string& out) {
   return epochs;
 }
 
+// A record's figures: its values but "Graphed Steps", which a resumed run on
+// a GPU counts anew (its CUDA graph warms up again with eager steps).
+inline std::string figures_of(const std::string& values) { return values.substr(0, values.find(",Graphed Steps:")); }
+
 // An interrupted run's records (stdout `cut_out`) followed by those of its
 // --resume (`rest_out`) are the uninterrupted run's, epoch for epoch.
 inline void check_resumed_records(const std::string& cut_out, const std::string& rest_out,
@@ -38,7 +42,7 @@ inline void check_resumed_records(const std::string& cut_out, const std::string&
   auto combined = parse_records(cut_out);
   for (const auto& e : parse_records(rest_out)) combined.push_back(e);
   REQUIRE(combined.size() == expected.size());
-  for (size_t i = 0; i < expected.size(); ++i) CHECK(combined[i].values == expected[i].values);
+  for (size_t i = 0; i < expected.size(); ++i) CHECK(figures_of(combined[i].values) == figures_of(expected[i].values));
 }
 
 }  // namespace trainer::testing

@@ -3,8 +3,9 @@
 // E recorded with LibTorch's profiler (every operator, and trainer's own
 // phases as ranges named "trainer/data_wait", "trainer/to_device",
 // "trainer/forward", "trainer/backward", "trainer/all_reduce",
-// "trainer/optimizer", "trainer/step"), written as a Chrome trace to
-// RUN_DIR/profile-E.json (rank R > 0: profile-E-rank-R.json), which
+// "trainer/optimizer", "trainer/step"; a step replaying its CUDA graph has
+// one "trainer/graph_replay" range in place of the phases), written as a
+// Chrome trace to RUN_DIR/profile-E.json (rank R > 0: profile-E-rank-R.json), which
 // Perfetto and chrome://tracing open.
 //
 // It is LibTorch's legacy profiler: host-side events in every LibTorch

@@ -127,7 +127,7 @@ TEST_CASE("GPU: degradation on the GPU gives the CPU's inputs", "[data][degrade]
     WARN("SKIPPED: needs a CUDA GPU");
     return;
   }
-  const std::string root = degrade_photos(3);
+  const std::string root = degrade_photos(4);  // 0.25 held out needs 4 photos or more
   DataConfig config = everything(root, PixelScale::kSymmetric);
   config.degrade.on_device = DataPlacement::kDevice;
   const DataSplits data = load_dataset(config, 5);
