@@ -195,7 +195,7 @@ struct GpuConfig {
   bool cudnn_benchmark = true;
   bool tf32 = true;
   bool channels_last = false;
-  bool fused_kernels = true;
+  bool fused_kernels = false;
 
   template <class V> void visit_fields(V& v) {
     v("cudnn_benchmark", cudnn_benchmark, "Let cuDNN time its algorithms for each new convolution shape and keep "
@@ -208,8 +208,9 @@ struct GpuConfig {
                                       "(docs/performance.md).");
     v("fused_kernels", fused_kernels,
       "Run each instance norm with the ReLU, dropout and reflection padding after it as one CUDA kernel each way "
-      "(docs/devices.md), where the build has trainer's CUDA kernels; false: LibTorch's kernels, one per layer. "
-      "The same values to within float rounding; dropout draws other numbers.");
+      "(docs/devices.md), where the build has trainer's CUDA kernels; false: LibTorch's kernels, one per layer, "
+      "which measured as fast on an H200 (docs/performance.md). The same values to within float rounding; dropout "
+      "draws other numbers.");
   }
 };
 

@@ -28,7 +28,7 @@ struct SpeedPlanInput {
   int64_t train_size = 0;      // batches larger than the data are one batch
   bool channels_last = false;  // gpu.channels_last
   bool cudnn_benchmark = true;
-  bool fused_kernels = true;   // gpu.fused_kernels
+  bool fused_kernels = false;  // gpu.fused_kernels
   bool has_fused_kernels = false;  // the build has them (else the key changes nothing)
 };
 std::vector<SpeedKnob> plan_speed_knobs(const SpeedPlanInput& input);

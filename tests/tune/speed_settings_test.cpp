@@ -58,7 +58,7 @@ TEST_CASE("trainer tune tries threads on a CPU, cuDNN's switches on a GPU, the e
   const auto fused_knobs = plan_speed_knobs(gpu);
   CHECK(keys_of(fused_knobs) == std::vector<std::string>{"precision", "gpu.channels_last", "gpu.cudnn_benchmark",
                                                          "gpu.fused_kernels", "data.workers"});
-  CHECK(fused_knobs[3].values == std::vector<std::string>{"true", "false"});
+  CHECK(fused_knobs[3].values == std::vector<std::string>{"false", "true"});
 }
 
 TEST_CASE("the tuned file extends the experiment with every kept value, nested, the table as comments", "[tune]") {
