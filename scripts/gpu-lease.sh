@@ -7,8 +7,8 @@
 #   2. the tests built in the background, at the lowest CPU priority, while
 #      the GPU measures the rows that are bound by the GPU: the deblurring
 #      generator against the eager Python loop, the fused kernels against
-#      LibTorch's layers, the real run's data wait (gpu_rows.sh deblur,
-#      fused, datawait);
+#      LibTorch's layers, the real run's data wait, the Python loop through
+#      torch.compile (gpu_rows.sh deblur, fused, datawait, compile);
 #   3. the full deblurring config trained as shipped (deblur_goal.sh) with
 #      the GPU tests beside it: neither is a timing;
 #   4. the epochs of the two small experiments against the eager Python loop
@@ -71,6 +71,7 @@ rows() { GPU_ROWS=$1 scripts/bench/gpu_rows.sh "$trainer" "$python" "$repeats"; 
 step rows-deblur rows deblur
 step rows-fused rows fused
 step rows-datawait rows datawait
+step rows-compile rows compile
 
 # The goal run beside the GPU tests, once the tests are built.
 goal_log=$(printf '%s/%02d-goal.log' "$logs" $((step_number + 1)))

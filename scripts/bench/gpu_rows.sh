@@ -14,7 +14,9 @@
 #      `trainer bench FILE` (eager, and graphed) against gpu_peers.py's
 #      loop, images/s (section deblur); trainer's fused norm kernels against
 #      LibTorch's layers, gpu.fused_kernels true / false (fused); NCHW
-#      against channels-last (layout); a real two-epoch run's data wait with
+#      against channels-last (layout); the Python loop through torch.compile
+#      beside trainer's graphed steps, bf16, once (compile); a real two-epoch
+#      run's data wait with
 #      the degradation on the GPU and on the CPU (datawait); and, only when
 #      named, the full config trained as shipped against the identity
 #      baseline (goal: scripts/bench/deblur_goal.sh). All need the photos in
@@ -26,8 +28,8 @@
 #
 # Usage: scripts/bench/gpu_rows.sh [TRAINER] [PYTHON] [REPEATS] [EPOCHS]
 #   (defaults: build-gpu/trainer python3 2 2)
-# GPU_ROWS=deblur,fused,epochs (any of matmul, epochs, deblur, fused,
-# layout, datawait, goal, profile; default all but goal) runs those
+# GPU_ROWS=deblur,fused,epochs (any of matmul, epochs, deblur, compile,
+# fused, layout, datawait, goal, profile; default all but goal) runs those
 # sections only, in that order: a short lease measures what it must first.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -40,7 +42,7 @@ epochs=${4:-2}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 data=${TRAINER_DATA_DIR:-}
-sections=${GPU_ROWS:-matmul,epochs,deblur,fused,layout,datawait,profile}
+sections=${GPU_ROWS:-matmul,epochs,deblur,compile,fused,layout,datawait,profile}
 want() { [[ ",$sections," == *",$1,"* ]]; }
 
 json_gflops() { "$python" -c 'import json, sys; print(json.load(sys.stdin)["results"][0]["gflops"])'; }
@@ -108,7 +110,7 @@ fi
 photos=false
 if [ -d data/deblur-photos/train ]; then
   photos=true
-elif want deblur || want fused || want layout || want datawait || want goal; then
+elif want deblur || want compile || want fused || want layout || want datawait || want goal; then
   echo "no data/deblur-photos: the deblurring rows left out (scripts/deblur-photos.sh data/deblur-photos)"
 fi
 
@@ -131,15 +133,32 @@ print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_s
   done
 fi
 
+if $photos && want compile; then
+  echo
+  echo "== deblurring generator in bf16, batch 8 on gpu:0, images/s: the Python loop through torch.compile (the figure"
+  echo "   trainer's CUDA graphs are held to; compiled in its warm-up), the eager loop, trainer's graphed and eager"
+  echo "   steps (trainer bench FILE), 30 steps after 5 each, once (compiling takes a minute)"
+  printf '%-9s %10s %10s %10s %10s %16s %16s\n' precision compiled python graphed trainer graphed/compiled \
+    graphed/python
+  c=$("$python" scripts/bench/gpu_peers.py deblur bf16 30 compile | tail -1 | awk '{ print $3 }')
+  p=$("$python" scripts/bench/gpu_peers.py deblur bf16 30 | awk '{ print $3 }')
+  read -r t g <<<"$("$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set precision=bf16 \
+        --log-level warn | "$python" -c 'import json, sys
+r = json.load(sys.stdin)
+print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"])')"
+  printf '%-9s %10.1f %10.1f %10.1f %10.1f %16s %16s\n' bf16 "${c:-0}" "${p:-0}" "$g" "$t" "$(ratio "$g" "$c")" \
+    "$(ratio "$g" "$p")"
+fi
+
 if $photos && want fused; then
   echo
   echo "== fused kernels on gpu:0: trainer bench FILE (30 steps after 5), each instance norm with its ReLU, dropout"
-  echo "   and reflection padding as one CUDA kernel (gpu.fused_kernels: true, the default) against LibTorch's"
-  echo "   kernels one layer at a time (false), images/s, alternated"
+  echo "   and reflection padding as one CUDA kernel (gpu.fused_kernels: true) against LibTorch's"
+  echo "   kernels one layer at a time (false, the default), images/s, alternated"
   printf '%-18s %-9s %-6s %10s %10s %12s\n' experiment precision repeat fused unfused fused/unfused
   for repeat in $(seq "$repeats"); do
     for precision in fp32 bf16; do
-      fused=$(images_per_second deblur_resnet "$precision")
+      fused=$(images_per_second deblur_resnet "$precision" --set gpu.fused_kernels=true)
       unfused=$(images_per_second deblur_resnet "$precision" --set gpu.fused_kernels=false)
       printf '%-18s %-9s %-6s %10.1f %10.1f %12s\n' deblur_resnet "$precision" "$repeat" "$fused" "$unfused" \
         "$(ratio "$fused" "$unfused")"
