@@ -197,6 +197,7 @@ table.confusion { font-size: 12px; font-variant-numeric: tabular-nums; }
 table.confusion td { text-align: right; padding: 3px 6px; border: 1px solid #eef0f4; min-width: 22px; }
 table.confusion th { padding: 3px 6px; font-size: 12px; }
 table.per-class td { font-variant-numeric: tabular-nums; }
+table.samples img { display: block; width: 256px; height: auto; image-rendering: pixelated; }
 pre { background: #f6f8fa; padding: 12px; font-size: 12px; overflow-x: auto; }
 )";
 
@@ -246,6 +247,11 @@ std::string render_report(const std::vector<RunFiles>& runs) {
     for (size_t i = 0; i < runs.size(); ++i)
       if (runs[i].classes)
         html += render_class_report(*runs[i].classes, charts.several() ? charts.labels[i] + ": " : std::string());
+  }
+  if (std::any_of(runs.begin(), runs.end(), [](const RunFiles& run) { return !run.samples.pictures.empty(); })) {
+    html += "<h2>Samples</h2>\n";
+    for (size_t i = 0; i < runs.size(); ++i)
+      html += render_sample_pictures(runs[i].samples, charts.several() ? charts.labels[i] : std::string());
   }
   if (runs.size() == 1 && !runs[0].config_text.empty())
     html += "<h2>Config</h2>\n<details><summary>the resolved config</summary><pre>" + xml_escape(runs[0].config_text) +

@@ -96,6 +96,7 @@ RunFiles read_run_files(const std::string& dir) {
     run.config_text = *config;
     run.config = flatten_yaml(*config);
   }
+  run.samples = read_sample_pictures(dir);
   return run;
 }
 

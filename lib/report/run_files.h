@@ -1,7 +1,7 @@
 #pragma once
 // What a run directory holds for its report: run.json's summary, the epoch
-// lines of metrics.jsonl, the per-step points of steps.jsonl, and the
-// resolved config flattened to keys. Torch-free.
+// lines of metrics.jsonl, the per-step points of steps.jsonl, the resolved
+// config flattened to keys, and the sample pictures. Torch-free.
 #include <map>
 #include <optional>
 #include <string>
@@ -9,6 +9,7 @@
 
 #include "report/class_report.h"
 #include "report/run_listing.h"
+#include "report/sample_pictures.h"
 
 namespace trainer {
 
@@ -23,6 +24,7 @@ struct RunFiles {
   std::map<std::string, std::string> config;  // "train.batch_size" -> "32"; lists of scalars in flow form
   std::string config_text;                     // config.yaml as written
   std::optional<ClassReport> classes;          // a classifier's last validation, class by class
+  SamplePictures samples;                      // an image-to-image model's newest sample pictures
 };
 
 // Reads `dir`. Throws DataError naming it when it holds neither run.json nor

@@ -1,7 +1,8 @@
 #pragma once
 // For models whose targets are images: the first few validation samples
 // through the model, as PNG pictures of input, output and target, so that
-// TensorBoard shows how the restoration looks epoch by epoch.
+// TensorBoard and the run's report show how the restoration looks epoch by
+// epoch.
 #include <vector>
 
 #include "data/dataset.h"

@@ -196,11 +196,12 @@ EpochRecord TrainingLoop::run_epoch(int64_t epoch) {
   if (cluster_.is_root()) {
     emit_record(format_epoch_record(record, local_time_hms()));
     append_metrics(record);
-    for (auto& observer : observers_) observer->on_epoch(record, state_.global_step);
-    if (config_.log.tensorboard && has_image_targets(config_.data)) {
+    // The pictures first: the report rewritten at on_epoch shows this epoch's.
+    if (has_image_targets(config_.data)) {
       const auto images = sample_images(experiment_.model, experiment_.data.valid, config_, device_);
       for (auto& observer : observers_) observer->on_images(images, state_.global_step);
     }
+    for (auto& observer : observers_) observer->on_epoch(record, state_.global_step);
   }
   if (averaged) average_->restore();
   // One line an epoch at the default level, beside its record: time, speed,

@@ -11,6 +11,7 @@
 #include "runs/input_encoding_file.h"
 #include "runs/resume_config.h"
 #include "watch/run_report_writer.h"
+#include "watch/sample_image_files.h"
 #include "watch/steps_log.h"
 #include "watch/tensorboard_log.h"
 #include "train/validation.h"
@@ -121,6 +122,7 @@ void TrainingLoop::open_observers() {
                tensorboard_logdir(run_.path, config_.log.dir));
     observers_.push_back(std::move(tensorboard));
   }
+  if (has_image_targets(config_.data)) observers_.push_back(std::make_unique<SampleImageFiles>(run_.path));
   observers_.push_back(std::make_unique<RunReportWriter>(run_.path));
   for (auto& observer : observers_) observer->on_start(state_.global_step, to_yaml(config_));
 }

@@ -1,7 +1,7 @@
 // A short deblurring run on real photographs, end to end: image_degrade
 // blurs patches of python3-skimage's sample photos, the run logs the
-// identity baseline and keeps it in run.json, and the model's validation
-// PSNR rises above it.
+// identity baseline and keeps it in run.json, the model's validation PSNR
+// rises above it, and the run's report shows the newest sample pictures.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -72,4 +72,18 @@ TEST_CASE("a short deblurring run on real photos beats the identity baseline", "
   CHECK(value_of(epochs[7].values, "Valid PSNR") > value_of(epochs[0].values, "Valid PSNR"));
   CHECK(value_of(epochs[7].values, "Valid PSNR") > baseline + 0.5);
   CHECK(record["identity_baseline"]["val_ssim"].get<double>() > 0);
+  // The last epoch's pictures of the first validation samples, as PNG files
+  // (TensorBoard's images come from the same) and in the report.
+  const std::string run = dir + "/runs/deblur/run";
+  int64_t steps = 0;
+  std::ifstream metrics(run + "/metrics.jsonl");
+  for (std::string line; std::getline(metrics, line);) steps += nlohmann::json::parse(line)["steps"].get<int64_t>();
+  CHECK(steps > 0);
+  CHECK(read_text(run + "/samples/step") == std::to_string(steps) + "\n");
+  const std::string png_signature = "\x89PNG\r\n\x1a\n";
+  for (const std::string picture : {"valid-0-input", "valid-0-output", "valid-0-target"})
+    CHECK(read_text(run + "/samples/" + picture + ".png").rfind(png_signature, 0) == 0);
+  const std::string report = read_text(run + "/report.html");
+  CHECK_THAT(report, Catch::Contains("<h2>Samples</h2>") && Catch::Contains("after step " + std::to_string(steps)) &&
+                         Catch::Contains("alt=\"valid-0 output\" src=\"data:image/png;base64,iVBORw0KGgo"));
 }
