@@ -41,6 +41,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/gpu_bundle.sh
 source scripts/lib/gpu_bundle.sh
+# shellcheck source=scripts/lib/step_logs.sh
+source scripts/lib/step_logs.sh
 
 python=python3
 bundle=.gpu-bundle
@@ -65,15 +67,13 @@ done
 mkdir -p "$logs"
 logs=$(cd "$logs" && pwd)
 jobs=$(nproc)
-step_number=0
 failed=()
 
 # step NAME COMMAND...: runs it, its output to the console and LOGS/NN-NAME.log.
 step() {
   local name=$1; shift
-  step_number=$((step_number + 1))
-  local log
-  log=$(printf '%s/%02d-%s.log' "$logs" "$step_number" "$name")
+  next_step_log "$name"
+  local log=$step_log
   echo "=== gpu-check: $name"
   local start=$SECONDS
   if "$@" 2>&1 | tee "$log"; then

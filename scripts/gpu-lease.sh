@@ -31,16 +31,16 @@ trainer=build-gpu/trainer
 mkdir -p "$logs"
 logs=$(cd "$logs" && pwd)
 rm -f "$logs/DONE"
-step_number=0
+# shellcheck source=scripts/lib/step_logs.sh
+source scripts/lib/step_logs.sh
 
 note() { echo "[$(date +%T) +${SECONDS}s] $*" | tee -a "$logs/progress.log"; }
 
 # step NAME COMMAND...: runs it into LOGS/NN-NAME.log, its outcome into progress.log.
 step() {
   local name=$1; shift
-  step_number=$((step_number + 1))
-  local log
-  log=$(printf '%s/%02d-%s.log' "$logs" "$step_number" "$name")
+  next_step_log "$name"
+  local log=$step_log
   note "$name: started"
   local start=$SECONDS
   if "$@" >"$log" 2>&1; then
@@ -61,8 +61,8 @@ if [ -z "${TRAINER_DATA_DIR:-}" ] && [ -d build-gpu/data ]; then export TRAINER_
 step devices "$trainer" devices
 nvidia-smi >"$logs/nvidia-smi.txt" 2>&1
 
-step_number=$((step_number + 1))
-tests_log=$(printf '%s/%02d-build-tests.log' "$logs" "$step_number")
+next_step_log build-tests
+tests_log=$step_log
 note "build-tests: started in the background (nice 19)"
 nice -n 19 cmake --build build-gpu -j"$(nproc)" >"$tests_log" 2>&1 &
 tests_build=$!
@@ -74,8 +74,8 @@ step rows-datawait rows datawait
 step rows-compile rows compile
 
 # The goal run beside the GPU tests, once the tests are built.
-goal_log=$(printf '%s/%02d-goal.log' "$logs" $((step_number + 1)))
-step_number=$((step_number + 1))
+next_step_log goal
+goal_log=$step_log
 note "goal: started in the background"
 TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 >"$goal_log" 2>&1 &
 goal=$!
