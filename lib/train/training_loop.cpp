@@ -17,7 +17,7 @@
 #include "optim/optimizer_factory.h"
 #include "optim/weight_average.h"
 #include "runs/resume_config.h"
-#include "train/epoch_batches.h"
+#include "train/epoch_feed.h"
 #include "train/initial_weights.h"
 #include "train/loss.h"
 #include "train/parameter_groups.h"
@@ -124,6 +124,7 @@ RunSummary TrainingLoop::run() {
   try {
     for (int64_t epoch = state_.epoch + 1; epoch <= config_.train.epochs && !best_.exhausted(); ++epoch)
       summary.records.push_back(run_epoch(epoch));
+    next_epoch_.reset();  // early stopping: its loader's threads end now
     if (config_.train.early_stopping.restore_best) restore_best();
   } catch (const c10::OutOfMemoryError& e) {
     // The CUDA caching allocator's (the CPU's budget throws ours directly).
@@ -156,6 +157,10 @@ EpochRecord TrainingLoop::run_epoch(int64_t epoch) {
   // A resumed epoch goes on counting from its checkpoint's figure.
   if (LossScaler* scaler = precision_.scaler(); scaler && state_.step_in_epoch == 0) scaler->reset_skipped_steps();
   const double data_wait = train_steps(epoch, record);
+  // Every rank here, at the same point: the next epoch's loader starts.
+  if (epoch < config_.train.epochs)
+    next_epoch_ = open_epoch_feed(config_, experiment_.data.train, epoch + 1, 0, batches_per_epoch_,
+                                  cluster_.communicator(), device_);
   if (const LossScaler* scaler = precision_.scaler()) {
     record.loss_scale = scaler->scale_value();
     record.skipped_steps = scaler->skipped_steps();
@@ -262,13 +267,14 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
   // A verdict still in flight belongs to the last epoch, whose end checked its loss.
   if (divergence_check_.pending()) divergence_check_.take();
   monitor_.start_epoch(meters_);
-  // A step of an interrupted epoch took train.accumulate batches.
-  RankBatches batches = epoch_batches(config_, experiment_.data.train.size(), epoch, step * config_.train.accumulate,
-                                      batches_per_epoch_, cluster_.communicator());
-  LoaderOptions options = loader_options(config_.data);
-  options.batch_sizes = batches.batch_sizes;
-  options.epoch = epoch;
-  BatchFeed loader(experiment_.data.train, std::move(batches.order), options, device_);
+  // A step of an interrupted epoch took train.accumulate batches. The feed
+  // opened at the last epoch's end has been making batches since.
+  const int64_t skip_batches = step * config_.train.accumulate;
+  std::unique_ptr<EpochFeed> feed = std::move(next_epoch_);
+  if (!feed || feed->epoch != epoch || feed->skip_batches != skip_batches)
+    feed = open_epoch_feed(config_, experiment_.data.train, epoch, skip_batches, batches_per_epoch_,
+                           cluster_.communicator(), device_);
+  BatchFeed& loader = *feed->feed;
   progress_.start(epoch, config_.train.epochs, steps_per_epoch_);
   size_t index = 0;
   std::vector<Batch> group;
@@ -285,7 +291,7 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
       while (static_cast<int64_t>(group.size()) < config_.train.accumulate) {
         auto batch = loader.next();
         if (!batch) break;
-        global_size += static_cast<double>(batches.global_sizes[index++]);
+        global_size += static_cast<double>(feed->global_sizes[index++]);
         rank_size += static_cast<double>(batch->size());
         group.push_back(std::move(*batch));
       }

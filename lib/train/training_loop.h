@@ -21,6 +21,7 @@
 #include "runs/epoch_monitor.h"
 #include "runs/run_dir.h"
 #include "runs/run_record.h"
+#include "train/epoch_feed.h"
 #include "train/experiment_setup.h"
 #include "train/metrics.h"
 #include "train/mixed_precision.h"
@@ -130,6 +131,8 @@ class TrainingLoop {
   DeferredRead divergence_check_;  // on a GPU, the last check's verdict in flight
   DeferredRead stop_vote_read_;    // on a GPU, the last data-parallel step's stop votes in flight
   int64_t divergence_step_ = 0;    // the step it was taken after
+  // The next epoch's batches, opened when the last epoch's steps ended.
+  std::unique_ptr<EpochFeed> next_epoch_;
 };
 
 }  // namespace trainer
