@@ -21,6 +21,10 @@ int role_rank(const std::string& role) {
   return it == ranks.end() ? 3 : it->second;
 }
 
+bool role_before(const std::string& a, const std::string& b) {
+  return role_rank(a) != role_rank(b) ? role_rank(a) < role_rank(b) : a < b;
+}
+
 }  // namespace
 
 SamplePictures read_sample_pictures(const std::string& run_dir) {
@@ -39,9 +43,7 @@ SamplePictures read_sample_pictures(const std::string& run_dir) {
     samples.pictures.push_back({stem.substr(0, dash), stem.substr(dash + 1), std::move(*png)});
   }
   std::sort(samples.pictures.begin(), samples.pictures.end(), [](const SamplePicture& a, const SamplePicture& b) {
-    if (a.sample != b.sample) return a.sample < b.sample;
-    if (role_rank(a.role) != role_rank(b.role)) return role_rank(a.role) < role_rank(b.role);
-    return a.role < b.role;
+    return a.sample != b.sample ? a.sample < b.sample : role_before(a.role, b.role);
   });
   if (const auto step = read_text_file((dir / "step").string())) {
     try {
@@ -58,29 +60,28 @@ std::string render_sample_pictures(const SamplePictures& samples, const std::str
   std::vector<std::string> roles;
   for (const SamplePicture& picture : samples.pictures)
     if (std::find(roles.begin(), roles.end(), picture.role) == roles.end()) roles.push_back(picture.role);
-  std::sort(roles.begin(), roles.end(), [](const std::string& a, const std::string& b) {
-    return role_rank(a) != role_rank(b) ? role_rank(a) < role_rank(b) : a < b;
-  });
+  std::sort(roles.begin(), roles.end(), role_before);
   std::string html = label.empty() ? std::string() : "<h3>" + xml_escape(label) + "</h3>\n";
   html += "<p class=\"sub\">the first validation samples through the model" +
           (samples.step >= 0 ? " after step " + std::to_string(samples.step) : std::string()) +
           ", the newest epoch's</p>\n<table class=\"samples\">\n<tr><th></th>";
   for (const std::string& role : roles) html += "<th>" + xml_escape(role) + "</th>";
   html += "</tr>\n";
-  for (size_t i = 0; i < samples.pictures.size();) {
-    const std::string& sample = samples.pictures[i].sample;
-    html += "<tr><th>" + xml_escape(sample) + "</th>";
+  // The pictures are sorted by sample: each row is one run of them.
+  for (auto row = samples.pictures.begin(); row != samples.pictures.end();) {
+    const auto end = std::find_if(row, samples.pictures.end(),
+                                  [&](const SamplePicture& picture) { return picture.sample != row->sample; });
+    html += "<tr><th>" + xml_escape(row->sample) + "</th>";
     for (const std::string& role : roles) {
+      const auto cell = std::find_if(row, end, [&](const SamplePicture& picture) { return picture.role == role; });
       html += "<td>";
-      if (i < samples.pictures.size() && samples.pictures[i].sample == sample && samples.pictures[i].role == role) {
-        html += "<img alt=\"" + xml_escape(sample + " " + role) + "\" src=\"data:image/png;base64," +
-                base64_encode(samples.pictures[i].png) + "\">";
-        ++i;
-      }
+      if (cell != end)
+        html += "<img alt=\"" + xml_escape(cell->sample + " " + role) + "\" src=\"data:image/png;base64," +
+                base64_encode(cell->png) + "\">";
       html += "</td>";
     }
     html += "</tr>\n";
-    while (i < samples.pictures.size() && samples.pictures[i].sample == sample) ++i;  // roles already shown
+    row = end;
   }
   return html + "</table>\n";
 }

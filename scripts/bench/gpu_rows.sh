@@ -78,6 +78,16 @@ images_per_second() {
     "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
 }
 
+# eager_and_graphed PRECISION: the generator's `trainer bench FILE` (30 steps
+# after 5): images/s of its eager steps, then of the same steps replaying a
+# CUDA graph (0 where the step could not be captured).
+eager_and_graphed() {
+  "$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set "precision=$1" --log-level warn |
+    "$python" -c 'import json, sys
+r = json.load(sys.stdin)
+print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"])'
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'; }
 
 echo
@@ -123,10 +133,7 @@ if $photos && want deblur; then
   for repeat in $(seq "$repeats"); do
     for precision in fp32 bf16; do
       p=$("$python" scripts/bench/gpu_peers.py deblur "$precision" 30 | awk '{ print $3 }')
-      read -r t g <<<"$("$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set "precision=$precision" \
-            --log-level warn | "$python" -c 'import json, sys
-r = json.load(sys.stdin)
-print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"])')"
+      read -r t g <<<"$(eager_and_graphed "$precision")"
       printf '%-9s %-6s %10.1f %10.1f %10.1f %16s %16s\n' "$precision" "$repeat" "$t" "$g" "$p" "$(ratio "$t" "$p")" \
         "$(ratio "$g" "$p")"
     done
@@ -142,10 +149,7 @@ if $photos && want compile; then
     graphed/python
   c=$("$python" scripts/bench/gpu_peers.py deblur bf16 30 compile | tail -1 | awk '{ print $3 }')
   p=$("$python" scripts/bench/gpu_peers.py deblur bf16 30 | awk '{ print $3 }')
-  read -r t g <<<"$("$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set precision=bf16 \
-        --log-level warn | "$python" -c 'import json, sys
-r = json.load(sys.stdin)
-print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"])')"
+  read -r t g <<<"$(eager_and_graphed bf16)"
   printf '%-9s %10.1f %10.1f %10.1f %10.1f %16s %16s\n' bf16 "${c:-0}" "${p:-0}" "$g" "$t" "$(ratio "$g" "$c")" \
     "$(ratio "$g" "$p")"
 fi
