@@ -76,9 +76,10 @@ torch::Tensor norm_chain(const torch::Tensor& x, const torch::Tensor& weight, co
   const std::string unfit = norm_chain_unfit(x, options);
   TORCH_CHECK(unfit.empty(), "norm_chain: ", unfit);
   // A view with rows of their own stride (a transposed convolution's output
-  // cropped to Keras's `same` size) is copied once here, so that forward
-  // and backward read the same contiguous planes.
-  const torch::Tensor input = x.is_contiguous() ? x : x.contiguous();
+  // cropped to Keras's `same` size) is copied once here, in the layout its
+  // strides follow (NCHW or channels-last), so that forward and backward
+  // read the same contiguous tensor.
+  const torch::Tensor input = x.contiguous(x.suggest_memory_format());
   return NormChainFunction::apply(input, or_empty(weight, x), or_empty(bias, x), options,
                                   training ? options.dropout : 0.0);
 }
@@ -92,15 +93,14 @@ std::string norm_chain_unfit(const torch::Tensor& x, const NormChainOptions& opt
   const auto type = x.scalar_type();
   if (type != at::kFloat && type != at::kHalf && type != at::kBFloat16 && type != at::kDouble)
     return std::string("the input is ") + c10::toString(type);
-  // A plane whose elements are not in rows (channels-last) would be copied
-  // into another layout first; LibTorch's own kernels take it as it is.
-  if (x.size(3) > 1 && x.stride(3) != 1) return "the input's rows are not contiguous (channels-last?)";
   if (x.numel() == 0) return "the input is empty";
   if (std::max(options.pad[0], options.pad[1]) >= x.size(2) || std::max(options.pad[2], options.pad[3]) >= x.size(3))
     return "the reflection padding is not smaller than the input";
-  // The kernels index within a plane in 32 bits.
-  if ((x.size(2) + options.pad[0] + options.pad[1]) * (x.size(3) + options.pad[2] + options.pad[3]) >= (int64_t{1} << 31))
-    return "a plane of 2^31 elements or more";
+  // The kernels index in 32 bits: the NCHW ones within a plane, the
+  // channels-last ones within the whole padded output.
+  const int64_t padded_plane =
+      (x.size(2) + options.pad[0] + options.pad[1]) * (x.size(3) + options.pad[2] + options.pad[3]);
+  if (padded_plane * x.size(0) * x.size(1) >= (int64_t{1} << 31)) return "a tensor of 2^31 elements or more";
   return "";
 }
 

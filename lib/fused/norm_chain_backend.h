@@ -19,9 +19,19 @@ struct DropoutDraws {
   std::array<uint64_t, 4> words{};
 };
 
+// Whether `x` is laid out channels-last (NHWC) rather than NCHW; a tensor
+// that is both (one channel, or planes of one element) counts as NCHW. The
+// output and the input's gradient take the input's layout.
+inline bool is_channels_last(const at::Tensor& x) {
+  return !x.is_contiguous() && x.is_contiguous(at::MemoryFormat::ChannelsLast);
+}
+inline at::MemoryFormat layout_of(const at::Tensor& x) {
+  return is_channels_last(x) ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
+}
+
 struct ChainForward {
-  at::Tensor output;  // (N, C, H + top + bottom, W + left + right)
-  at::Tensor mean;    // (N * C), float32
+  at::Tensor output;  // (N, C, H + top + bottom, W + left + right), in the input's layout
+  at::Tensor mean;    // (N * C), float32, in (sample, channel) order whatever the layout
   at::Tensor rstd;    // (N * C), float32: 1 / sqrt(variance + eps)
 };
 

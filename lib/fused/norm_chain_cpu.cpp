@@ -1,7 +1,8 @@
 // The fused norm chain on the CPU: plain loops over each (sample, channel)
-// plane, statistics and gradient sums in double. It is the reference the
-// tests hold against LibTorch's unfused layers, with the element arithmetic
-// of the CUDA kernels (norm_chain_math.h).
+// plane, statistics and gradient sums in double, in either layout (a
+// plane's elements one apart in NCHW, a row of channels apart in NHWC). It
+// is the reference the tests hold against LibTorch's unfused layers, with
+// the element arithmetic of the CUDA kernels (norm_chain_math.h).
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
@@ -16,13 +17,22 @@ namespace trainer::fused {
 namespace {
 
 struct Plane {
-  int64_t height, width, top, bottom, left, right;
+  int64_t channels, height, width, top, bottom, left, right;
+  bool channels_last;
   int64_t padded_height() const { return height + top + bottom; }
   int64_t padded_width() const { return width + left + right; }
+  // Where plane `plane` (sample x channels + channel) of a tensor of
+  // `positions` positions a plane begins, and how far apart its elements lie.
+  int64_t base(int64_t plane, int64_t positions) const {
+    if (!channels_last) return plane * positions;
+    return (plane / channels) * positions * channels + plane % channels;
+  }
+  int64_t step() const { return channels_last ? channels : 1; }
 };
 
 Plane plane_of(const at::Tensor& x, const NormChainOptions& options) {
-  return {x.size(2), x.size(3), options.pad[0], options.pad[1], options.pad[2], options.pad[3]};
+  return {x.size(1),      x.size(2),      x.size(3),      options.pad[0],
+          options.pad[1], options.pad[2], options.pad[3], is_channels_last(x)};
 }
 
 // The per-element tail after normalising: ReLU, then dropout.
@@ -56,7 +66,7 @@ float channel_value(const at::Tensor& t, int64_t c, float otherwise) {
 
 ChainForward chain_forward_cpu(const at::Tensor& input, const at::Tensor& gamma, const at::Tensor& beta,
                                const NormChainOptions& options, double dropout, DropoutDraws& draws) {
-  const at::Tensor x = input.contiguous();
+  const at::Tensor x = input.contiguous(layout_of(input));
   if (dropout > 0) {
     auto generator = at::detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(generator.mutex());
@@ -64,7 +74,8 @@ ChainForward chain_forward_cpu(const at::Tensor& input, const at::Tensor& gamma,
   }
   const Plane p = plane_of(x, options);
   const int64_t channels = x.size(1), planes = x.size(0) * channels, elements = p.height * p.width;
-  ChainForward out{at::empty({x.size(0), channels, p.padded_height(), p.padded_width()}, x.options()),
+  ChainForward out{at::empty({x.size(0), channels, p.padded_height(), p.padded_width()},
+                             x.options().memory_format(layout_of(x))),
                    at::empty({planes}, x.options().dtype(at::kFloat)), at::empty({planes}, x.options().dtype(at::kFloat))};
   const Tail tail = tail_of(options, dropout, draws);
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "norm_chain_forward_cpu", [&] {
@@ -72,13 +83,14 @@ ChainForward chain_forward_cpu(const at::Tensor& input, const at::Tensor& gamma,
     scalar_t* ys = out.output.data_ptr<scalar_t>();
     at::parallel_for(0, planes, 1, [&](int64_t first, int64_t last) {
       for (int64_t plane = first; plane < last; ++plane) {
-        const scalar_t* xp = xs + plane * elements;
+        const scalar_t* xp = xs + p.base(plane, elements);
+        const int64_t step = p.step();
         double sum = 0;
-        for (int64_t i = 0; i < elements; ++i) sum += static_cast<float>(xp[i]);
+        for (int64_t i = 0; i < elements; ++i) sum += static_cast<float>(xp[i * step]);
         const double mean = sum / static_cast<double>(elements);
         double squares = 0;
         for (int64_t i = 0; i < elements; ++i) {
-          const double d = static_cast<float>(xp[i]) - mean;
+          const double d = static_cast<float>(xp[i * step]) - mean;
           squares += d * d;
         }
         const float m = static_cast<float>(mean);
@@ -87,13 +99,14 @@ ChainForward chain_forward_cpu(const at::Tensor& input, const at::Tensor& gamma,
         out.rstd.data_ptr<float>()[plane] = rstd;
         const int64_t c = plane % channels;
         const float g = channel_value(gamma, c, 1), b = channel_value(beta, c, 0);
-        scalar_t* yp = ys + plane * p.padded_height() * p.padded_width();
+        scalar_t* yp = ys + p.base(plane, p.padded_height() * p.padded_width());
         for (int64_t row = 0; row < p.padded_height(); ++row) {
           const int64_t h = reflected_source(row, p.height, p.top);
           for (int64_t col = 0; col < p.padded_width(); ++col) {
             const int64_t source = h * p.width + reflected_source(col, p.width, p.left);
-            const float v = normalised(static_cast<float>(xp[source]), m, rstd, g, b);
-            yp[row * p.padded_width() + col] = static_cast<scalar_t>(tail.apply(v, plane * elements + source));
+            const float v = normalised(static_cast<float>(xp[source * step]), m, rstd, g, b);
+            yp[(row * p.padded_width() + col) * step] =
+                static_cast<scalar_t>(tail.apply(v, plane * elements + source));
           }
         }
       }
@@ -105,10 +118,11 @@ ChainForward chain_forward_cpu(const at::Tensor& input, const at::Tensor& gamma,
 ChainBackward chain_backward_cpu(const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& gamma,
                                  const at::Tensor& beta, const ChainForward& saved, const NormChainOptions& options,
                                  double dropout, const DropoutDraws& draws) {
-  const at::Tensor x = input.contiguous(), grad = grad_output.contiguous().to(x.scalar_type());
+  const at::Tensor x = input.contiguous(layout_of(input));
+  const at::Tensor grad = grad_output.to(x.scalar_type()).contiguous(layout_of(x));
   const Plane p = plane_of(x, options);
   const int64_t channels = x.size(1), planes = x.size(0) * channels, elements = p.height * p.width;
-  ChainBackward out{at::empty_like(x), at::empty({x.size(0), channels}, x.options().dtype(at::kFloat)),
+  ChainBackward out{at::empty_like(x, x.options(), layout_of(x)), at::empty({x.size(0), channels}, x.options().dtype(at::kFloat)),
                     at::empty({x.size(0), channels}, x.options().dtype(at::kFloat))};
   const Tail tail = tail_of(options, dropout, draws);
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "norm_chain_backward_cpu", [&] {
@@ -118,8 +132,9 @@ ChainBackward chain_backward_cpu(const at::Tensor& grad_output, const at::Tensor
     at::parallel_for(0, planes, 1, [&](int64_t first, int64_t last) {
       std::vector<float> gy(static_cast<size_t>(elements)), xhat(static_cast<size_t>(elements));
       for (int64_t plane = first; plane < last; ++plane) {
-        const scalar_t* xp = xs + plane * elements;
-        const scalar_t* gp = gs + plane * p.padded_height() * p.padded_width();
+        const int64_t step = p.step();
+        const scalar_t* xp = xs + p.base(plane, elements);
+        const scalar_t* gp = gs + p.base(plane, p.padded_height() * p.padded_width());
         const float m = saved.mean.data_ptr<float>()[plane], rstd = saved.rstd.data_ptr<float>()[plane];
         const int64_t c = plane % channels;
         const float g = channel_value(gamma, c, 1), b = channel_value(beta, c, 0);
@@ -131,9 +146,10 @@ ChainBackward chain_backward_cpu(const at::Tensor& grad_output, const at::Tensor
             const int nc = padded_readers(w, p.width, p.left, p.right, cols);
             float folded = 0;
             for (int i = 0; i < nr; ++i)
-              for (int j = 0; j < nc; ++j) folded += static_cast<float>(gp[rows[i] * p.padded_width() + cols[j]]);
+              for (int j = 0; j < nc; ++j)
+                folded += static_cast<float>(gp[(rows[i] * p.padded_width() + cols[j]) * step]);
             const int64_t e = h * p.width + w;
-            const float xv = static_cast<float>(xp[e]);
+            const float xv = static_cast<float>(xp[e * step]);
             const float v = normalised(xv, m, rstd, g, b);
             gy[e] = tail.gradient(folded, v, plane * elements + e);
             xhat[e] = (xv - m) * rstd;
@@ -145,8 +161,9 @@ ChainBackward chain_backward_cpu(const at::Tensor& grad_output, const at::Tensor
         out.grad_beta_parts.data_ptr<float>()[plane] = static_cast<float>(sum_gy);
         const double n = static_cast<double>(elements);
         const float mean_gy = static_cast<float>(sum_gy / n), mean_gy_xhat = static_cast<float>(sum_gy_xhat / n);
+        scalar_t* dxp = dxs + p.base(plane, elements);
         for (int64_t e = 0; e < elements; ++e)
-          dxs[plane * elements + e] = static_cast<scalar_t>(g * rstd * (gy[e] - mean_gy - xhat[e] * mean_gy_xhat));
+          dxp[e * step] = static_cast<scalar_t>(g * rstd * (gy[e] - mean_gy - xhat[e] * mean_gy_xhat));
       }
     });
   });

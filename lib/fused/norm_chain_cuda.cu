@@ -4,20 +4,16 @@
 // reading its reflected source; the backward gathers each element's
 // gradient from the padded positions that read it, recomputes the ReLU and
 // dropout masks, sums the two gradient statistics across the block, and
-// writes the input's gradient.
+// writes the input's gradient. Channels-last inputs go to the kernels of
+// norm_chain_cuda_channels_last.cu, whose reads a plane per block could not
+// coalesce.
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <ATen/cuda/CUDAContext.h>
-#include <ATen/cuda/CUDAGeneratorImpl.h>
-#include <ATen/cuda/PhiloxUtils.cuh>
 #include <c10/cuda/CUDAGuard.h>
 
-#include <cstring>
-#include <mutex>
-#include <tuple>
-
-#include "fused/norm_chain_backend.h"
-#include "fused/norm_chain_math.h"
+#include "fused/norm_chain_cuda_channels_last.h"
+#include "fused/norm_chain_cuda_common.cuh"
 
 namespace trainer::fused {
 namespace {
@@ -29,32 +25,6 @@ struct Shape {
   __host__ __device__ int64_t elements() const { return height * width; }
   __host__ __device__ int64_t padded_height() const { return height + top + bottom; }
   __host__ __device__ int64_t padded_width() const { return width + left + right; }
-};
-
-struct Tail {
-  bool relu;
-  float keep;  // 1: no dropout
-  at::PhiloxCudaState philox;
-};
-
-// No member initialisers: the block's partial statistics live in shared
-// memory, which takes no dynamic initialisation.
-struct Welford {
-  float count, mean, m2;
-  __device__ void add(float v) {
-    count += 1;
-    const float d = v - mean;
-    mean += d / count;
-    m2 += d * (v - mean);
-  }
-  __device__ void merge(const Welford& o) {
-    if (o.count == 0) return;
-    const float total = count + o.count;
-    const float d = o.mean - mean;
-    mean += d * (o.count / total);
-    m2 += o.m2 + d * d * (count * o.count / total);
-    count = total;
-  }
 };
 
 __device__ Welford shuffle_down(const Welford& w, int delta) {
@@ -105,37 +75,17 @@ __device__ float2 block_sum(float2 s) {
   return total;
 }
 
-__device__ float apply_tail(float v, const Tail& tail, uint64_t seed, uint64_t offset, int64_t index) {
-  if (tail.relu) v = v > 0 ? v : 0;
-  if (tail.keep < 1)
-    v = dropout_keeps(philox_word(seed, static_cast<uint64_t>(index), offset), tail.keep) ? v * (1 / tail.keep) : 0;
-  return v;
-}
-
-__device__ float tail_gradient(float g, float v, const Tail& tail, uint64_t seed, uint64_t offset, int64_t index) {
-  if (tail.keep < 1)
-    g = dropout_keeps(philox_word(seed, static_cast<uint64_t>(index), offset), tail.keep) ? g * (1 / tail.keep) : 0;
-  if (tail.relu && !(v > 0)) g = 0;
-  return g;
-}
-
 // What every element of a plane shares: its channel's scale and shift, and
 // the dropout draws' seed and offset.
 struct PlaneConstants {
   float gamma, beta;
-  uint64_t seed, offset;
+  Draw draw;
 };
 
 __device__ PlaneConstants plane_constants(int64_t plane, const Shape& s, const float* gamma, const float* beta,
                                           const Tail& tail) {
   const int64_t c = plane % s.channels;
-  PlaneConstants k{gamma ? gamma[c] : 1.0f, beta ? beta[c] : 0.0f, 0, 0};
-  if (tail.keep < 1) {
-    const auto unpacked = at::cuda::philox::unpack(tail.philox);
-    k.seed = std::get<0>(unpacked);
-    k.offset = std::get<1>(unpacked);
-  }
-  return k;
+  return {gamma ? gamma[c] : 1.0f, beta ? beta[c] : 0.0f, draw_of(tail)};
 }
 
 template <typename T>
@@ -161,21 +111,21 @@ __global__ void chain_forward_kernel(const T* __restrict__ x, const float* __res
     const int row = i / width, col = i - row * width;
     const int64_t source = reflected_source(row, s.height, s.top) * s.width + reflected_source(col, s.width, s.left);
     const float v = normalised(static_cast<float>(xp[source]), mean, rstd, k.gamma, k.beta);
-    yp[i] = static_cast<T>(apply_tail(v, tail, k.seed, k.offset, plane * elements + source));
+    yp[i] = static_cast<T>(apply_tail(v, tail, k.draw, plane * elements + source));
   }
 }
 
 // The gradient of the normalised value at element (h, w) of a plane.
 template <typename T>
 __device__ float element_gradient(const T* gp, const Shape& s, int64_t h, int64_t w, float v, const Tail& tail,
-                                  uint64_t seed, uint64_t offset, int64_t index) {
+                                  const Draw& draw, int64_t index) {
   int64_t rows[3], cols[3];
   const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
   const int nc = padded_readers(w, s.width, s.left, s.right, cols);
   float folded = 0;
   for (int i = 0; i < nr; ++i)
     for (int j = 0; j < nc; ++j) folded += static_cast<float>(gp[rows[i] * s.padded_width() + cols[j]]);
-  return tail_gradient(folded, v, tail, seed, offset, index);
+  return tail_gradient(folded, v, tail, draw, index);
 }
 
 template <typename T>
@@ -194,8 +144,8 @@ __global__ void chain_backward_kernel(const T* __restrict__ grad, const T* __res
   for (int e = static_cast<int>(threadIdx.x); e < elements; e += static_cast<int>(blockDim.x)) {
     const int h = e / width, w = e - h * width;
     const float xv = static_cast<float>(xp[e]);
-    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, k.seed,
-                                      k.offset, plane * elements + e);
+    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, k.draw,
+                                      plane * elements + e);
     sums.x += gy;
     sums.y += gy * ((xv - mean) * rstd);
   }
@@ -208,8 +158,8 @@ __global__ void chain_backward_kernel(const T* __restrict__ grad, const T* __res
   for (int e = static_cast<int>(threadIdx.x); e < elements; e += static_cast<int>(blockDim.x)) {
     const int h = e / width, w = e - h * width;
     const float xv = static_cast<float>(xp[e]);
-    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, k.seed,
-                                      k.offset, plane * elements + e);
+    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, k.draw,
+                                      plane * elements + e);
     dx[plane * elements + e] = static_cast<T>(scale * (gy - mean_gy - ((xv - mean) * rstd) * mean_gy_xhat));
   }
 }
@@ -225,15 +175,6 @@ Shape shape_of(const at::Tensor& x, const NormChainOptions& options) {
   return {x.size(1), x.size(2), x.size(3), options.pad[0], options.pad[1], options.pad[2], options.pad[3]};
 }
 
-Tail tail_of(const NormChainOptions& options, double dropout, const DropoutDraws& draws) {
-  Tail tail{options.relu, static_cast<float>(1 - dropout), {}};
-  static_assert(sizeof(at::PhiloxCudaState) <= sizeof(draws.words), "the draws' bytes hold a PhiloxCudaState");
-  if (dropout > 0) std::memcpy(static_cast<void*>(&tail.philox), draws.words.data(), sizeof(at::PhiloxCudaState));
-  return tail;
-}
-
-const float* data_or_null(const at::Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
-
 }  // namespace
 
 bool cuda_kernels_compiled() { return true; }
@@ -241,19 +182,9 @@ bool cuda_kernels_compiled() { return true; }
 ChainForward chain_forward_cuda(const at::Tensor& input, const at::Tensor& gamma, const at::Tensor& beta,
                                 const NormChainOptions& options, double dropout, DropoutDraws& draws) {
   const c10::cuda::CUDAGuard guard(input.device());
+  if (dropout > 0) take_draws(input.device(), draws);
+  if (is_channels_last(input)) return chain_forward_channels_last(input, gamma, beta, options, dropout, draws);
   const at::Tensor x = input.contiguous();
-  if (dropout > 0) {
-    // As PyTorch's dropout: the generator's offset advances by a multiple of
-    // 4 per call, and during capture the state names the graph's own seed
-    // and offset, so each replay draws anew.
-    auto generator = at::cuda::detail::getDefaultCUDAGenerator(x.device().index());
-    at::PhiloxCudaState state;
-    {
-      std::lock_guard<std::mutex> lock(generator.mutex());
-      state = at::check_generator<at::CUDAGeneratorImpl>(generator)->philox_cuda_state(4);
-    }
-    std::memcpy(draws.words.data(), &state, sizeof(state));
-  }
   const Shape s = shape_of(x, options);
   const int64_t planes = x.size(0) * s.channels;
   ChainForward out{at::empty({x.size(0), s.channels, s.padded_height(), s.padded_width()}, x.options()),
@@ -274,6 +205,8 @@ ChainBackward chain_backward_cuda(const at::Tensor& grad_output, const at::Tenso
                                   const at::Tensor& beta, const ChainForward& saved, const NormChainOptions& options,
                                   double dropout, const DropoutDraws& draws) {
   const c10::cuda::CUDAGuard guard(input.device());
+  if (is_channels_last(input))
+    return chain_backward_channels_last(grad_output, input, gamma, beta, saved, options, dropout, draws);
   const at::Tensor x = input.contiguous(), grad = grad_output.contiguous().to(x.scalar_type());
   const Shape s = shape_of(x, options);
   const int64_t planes = x.size(0) * s.channels;

@@ -65,7 +65,7 @@ struct NormChain {
   std::vector<size_t> absorbed;
 };
 
-std::vector<NormChain> find_norm_chains(const Model& model) {
+std::vector<NormChain> find_norm_chains(const Model& model, bool lone_norms) {
   const ChainFinder finder(model);
   const auto& nodes = model.net->nodes();
   std::vector<NormChain> chains;
@@ -82,8 +82,10 @@ std::vector<NormChain> find_norm_chains(const Model& model) {
     if (take(NodeRole::kRelu)) chain.options.relu = true;
     if (take(NodeRole::kDropout)) chain.options.dropout = nodes[last].role.rate;
     if (take(NodeRole::kReflectionPadding)) chain.options.pad = nodes[last].role.pad;
-    // A norm alone gains nothing: LibTorch's own is as good.
-    if (chain.absorbed.empty()) continue;
+    // A norm alone gains nothing in NCHW: LibTorch's own is as good. In a
+    // channels-last model LibTorch's would copy its input to NCHW and hand
+    // the next convolution an NCHW output.
+    if (chain.absorbed.empty() && !lone_norms) continue;
     chains.push_back(chain);
     i = last;
   }
@@ -92,10 +94,12 @@ std::vector<NormChain> find_norm_chains(const Model& model) {
 
 }  // namespace
 
-int fusible_norm_chains(const Model& model) { return static_cast<int>(find_norm_chains(model).size()); }
+int fusible_norm_chains(const Model& model, bool lone_norms) {
+  return static_cast<int>(find_norm_chains(model, lone_norms).size());
+}
 
-int fuse_norm_chains(Model& model, bool fuse_on_cpu) {
-  const auto chains = find_norm_chains(model);
+int fuse_norm_chains(Model& model, bool fuse_on_cpu, bool lone_norms) {
+  const auto chains = find_norm_chains(model, lone_norms);
   for (const NormChain& chain : chains) {
     auto norm = std::dynamic_pointer_cast<DeviceGroupNormImpl>(model.net->nodes()[chain.norm].modules[0].ptr());
     FusedNormChain module(norm->options, chain.options, fuse_on_cpu);

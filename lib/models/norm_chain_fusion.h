@@ -2,7 +2,7 @@
 // Replaces each instance norm that is followed by a ReLU, a dropout and/or a
 // reflection padding (in that order, each read by the next alone) with one
 // fused module (fused/norm_chain.h): the DeblurGAN generator's norms, for
-// one. The layers it absorbs become identities; the norm's parameters keep
+// one; in a channels-last model every instance norm. The layers it absorbs become identities; the norm's parameters keep
 // their names, so checkpoints and summaries are unchanged.
 #include <torch/torch.h>
 
@@ -26,9 +26,10 @@ struct FusedNormChainImpl : DeviceGroupNormImpl {
 TORCH_MODULE(FusedNormChain);
 
 // Fuses every chain of `model` it can; returns how many. Frozen layers are
-// left as they are.
-int fuse_norm_chains(Model& model, bool fuse_on_cpu = false);
+// left as they are. `lone_norms`: norms that nothing follows into the chain
+// are taken too (a channels-last model keeps its layout through them).
+int fuse_norm_chains(Model& model, bool fuse_on_cpu = false, bool lone_norms = false);
 // How many chains fuse_norm_chains would fuse, leaving the model as it is.
-int fusible_norm_chains(const Model& model);
+int fusible_norm_chains(const Model& model, bool lone_norms = false);
 
 }  // namespace trainer

@@ -204,8 +204,9 @@ struct GpuConfig {
     v("tf32", tf32, "Convolutions in cuDNN may use TF32 on GPUs that have it (PyTorch's default; matrix products "
                     "stay exact fp32, as in PyTorch); false: exact fp32 everywhere (docs/devices.md).");
     v("channels_last", channels_last, "Image models in the channels-last layout on GPUs too (as on CPUs, where "
-                                      "oneDNN is fastest so); false: NCHW, which cuDNN ran faster on an H200 "
-                                      "(docs/performance.md).");
+                                      "oneDNN is fastest so), with fused_kernels every instance norm in trainer's "
+                                      "channel-tiled kernels; false: NCHW, which cuDNN ran faster on an H200 with "
+                                      "LibTorch's norms (docs/performance.md).");
     v("fused_kernels", fused_kernels,
       "Run each instance norm with the ReLU, dropout and reflection padding after it as one CUDA kernel each way "
       "(docs/devices.md), where the build has trainer's CUDA kernels; false: LibTorch's kernels, one per layer, "

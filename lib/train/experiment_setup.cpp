@@ -33,17 +33,20 @@ void fuse_for_gpu(Model& model, const GpuConfig& gpu) {
   if (!gpu.fused_kernels) return;
   // Without the kernels the model keeps LibTorch's layers as built: the
   // count is for the log alone.
+  // Channels-last, every norm is fused, so that none converts the layout.
+  const bool lone_norms = model.channels_last;
   if (!norm_chain_cuda_compiled()) {
-    const int chains = fusible_norm_chains(model);
+    const int chains = fusible_norm_chains(model, lone_norms);
     if (chains > 0)
       log().info("fused kernels: this build has none (configured without a CUDA compiler); LibTorch's kernels run "
                  "the {} that could be fused", count_of(chains, "instance norm"));
     return;
   }
-  const int chains = fuse_norm_chains(model);
+  const int chains = fuse_norm_chains(model, /*fuse_on_cpu=*/false, lone_norms);
   if (chains > 0)
     log().info("fused kernels: {} run with the ReLU, dropout and reflection padding after them as one CUDA kernel "
-               "each way (gpu.fused_kernels)", count_of(chains, "instance norm"));
+               "each way{} (gpu.fused_kernels)", count_of(chains, "instance norm"),
+               lone_norms ? ", channels-last" : "");
 }
 
 // Whether a model built for `a` fits data described by `b`.

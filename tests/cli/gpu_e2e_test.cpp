@@ -266,6 +266,16 @@ TEST_CASE("GPU: instance norms run fused with their ReLU, dropout and padding, a
   REQUIRE(a.size() == 3);
   REQUIRE(b.size() == 3);
   for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].loss == Approx(b[i].loss).epsilon(2e-3));
+  // Channels-last: the channel-tiled kernels, every norm fused.
+  const auto last = run_trainer({"run", write("plain", 0), "--set", "log.run_name=channels-last", "--set",
+                                 "gpu.channels_last=true"},
+                                dir);
+  INFO(last.err);
+  REQUIRE(last.exit_code == 0);
+  CHECK_THAT(last.err, Catch::Contains("fused kernels: 2 instance norms run") && Catch::Contains("channels-last"));
+  const auto d = parse_records(last.out);
+  REQUIRE(d.size() == 3);
+  for (size_t i = 0; i < d.size(); ++i) CHECK(d[i].loss == Approx(b[i].loss).epsilon(2e-3));
   // With dropout, in bf16: the kernels' dropout and half-precision paths.
   const auto dropped = run_trainer({"run", write("dropout", 0.3), "--set", "log.run_name=dropout", "--set",
                                     "precision=bf16"},

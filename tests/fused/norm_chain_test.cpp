@@ -34,10 +34,12 @@ struct Inputs {
   torch::Tensor x, weight, bias, upstream;
 };
 
-Inputs inputs_for(const Case& c, const torch::TensorOptions& to) {
+// `layout`: the input's memory layout (the same values either way).
+Inputs inputs_for(const Case& c, const torch::TensorOptions& to,
+                  torch::MemoryFormat layout = torch::MemoryFormat::Contiguous) {
   torch::manual_seed(3);
   Inputs in;
-  in.x = (torch::randn(c.shape, to) * 3 + 0.5).requires_grad_();
+  in.x = (torch::randn(c.shape, to) * 3 + 0.5).contiguous(layout).requires_grad_();
   if (c.affine) {
     in.weight = (torch::rand({c.shape[1]}, to.dtype(torch::kFloat)) + 0.5).requires_grad_();
     in.bias = (torch::randn({c.shape[1]}, to.dtype(torch::kFloat)) * 0.3).requires_grad_();
@@ -113,15 +115,50 @@ std::vector<Case> cases() {
   return out;
 }
 
-void check_against_unfused(const torch::Device& device, double tolerance) {
+// Whether `t` is laid out channels-last (and not also NCHW).
+bool channels_last(const torch::Tensor& t) {
+  return !t.is_contiguous() && t.is_contiguous(torch::MemoryFormat::ChannelsLast);
+}
+
+void check_against_unfused(const torch::Device& device, double tolerance,
+                           torch::MemoryFormat layout = torch::MemoryFormat::Contiguous) {
   for (const Case& c : cases()) {
     INFO("shape " << c.shape << " relu " << c.options.relu << " pad " << c.options.pad[0] << c.options.pad[1]
-                  << c.options.pad[2] << c.options.pad[3] << " affine " << c.affine);
-    const Inputs in = inputs_for(c, torch::TensorOptions(device));
+                  << c.options.pad[2] << c.options.pad[3] << " affine " << c.affine << " layout " << layout);
+    const Inputs in = inputs_for(c, torch::TensorOptions(device), layout);
     const Result fused = run(in, [&] { return norm_chain(in.x, in.weight, in.bias, c.options, true); });
-    const Result plain = run(in, [&] { return unfused(in.x, in.weight, in.bias, c.options, {}); });
+    // The unfused layers on an NCHW copy: LibTorch's CUDA padding returns
+    // NCHW whatever it is given.
+    const Result plain = run(in, [&] { return unfused(in.x.contiguous(), in.weight, in.bias, c.options, {}); });
     check_close(fused, plain, tolerance);
+    // The output and the gradient keep the input's layout.
+    CHECK(channels_last(fused.output) == (layout == torch::MemoryFormat::ChannelsLast));
+    CHECK(channels_last(fused.grad_x) == (layout == torch::MemoryFormat::ChannelsLast));
   }
+}
+
+// Both layouts compute the same values and drop the same elements, the
+// gradients too: dropout's draws follow an element's (sample, channel, row,
+// column), not its place in memory.
+void check_layouts_agree(const torch::Device& device, bool cuda, double tolerance) {
+  Case c;
+  c.shape = {2, 40, 9, 7};  // more channels than a warp's 32, a partial second tile
+  // No ReLU: its mask could differ where a value lies within rounding of
+  // zero, and the zeros compared below are the dropped elements alone.
+  c.options = {1e-5, false, 0.5, {1, 2, 3, 1}};
+  const auto seeded = [&](torch::MemoryFormat layout) {
+    const Inputs in = inputs_for(c, torch::TensorOptions(device), layout);
+    return run(in, [&] {
+      if (cuda) torch::cuda::manual_seed(21);
+      else torch::manual_seed(21);
+      return norm_chain(in.x, in.weight, in.bias, c.options, true);
+    });
+  };
+  const Result nchw = seeded(torch::MemoryFormat::Contiguous);
+  const Result nhwc = seeded(torch::MemoryFormat::ChannelsLast);
+  CHECK(channels_last(nhwc.output));
+  CHECK(torch::equal(nchw.output.eq(0), nhwc.output.eq(0)));
+  check_close(nhwc, nchw, tolerance);
 }
 
 // A transposed convolution's output cropped to Keras's `same` size is a view
@@ -185,6 +222,23 @@ TEST_CASE("the fused norm chain's CPU loops equal instance norm, ReLU and reflec
   check_cropped_view(torch::kCPU, 1e-4);
 }
 
+TEST_CASE("the fused norm chain takes channels-last inputs: the unfused layers' values and gradients, its layout kept",
+          "[fused]") {
+  check_against_unfused(torch::kCPU, 1e-4, torch::MemoryFormat::ChannelsLast);
+  check_layouts_agree(torch::kCPU, false, 1e-4);
+  // A cropped channels-last view (a transposed convolution's `same` output)
+  // is copied channels-last, not to NCHW.
+  NormChainOptions options;
+  options.pad = {1, 1, 1, 1};
+  const torch::Tensor view =
+      torch::randn({2, 5, 9, 9}).contiguous(torch::MemoryFormat::ChannelsLast).narrow(2, 0, 8).narrow(3, 0, 8);
+  REQUIRE_FALSE(view.is_contiguous(torch::MemoryFormat::ChannelsLast));
+  torch::NoGradGuard no_grad;
+  const torch::Tensor out = norm_chain(view, {}, {}, options, true);
+  CHECK(channels_last(out));
+  CHECK(torch::allclose(out, unfused(view.contiguous(), {}, {}, options, {}), 1e-4, 1e-4));
+}
+
 TEST_CASE("the fused norm chain's dropout: the same mask forward and backward, the unfused chain's values", "[fused]") {
   check_dropout_against_unfused(torch::kCPU, false);
 }
@@ -205,8 +259,7 @@ TEST_CASE("the fused norm chain says which inputs it cannot take", "[fused]") {
   NormChainOptions options;
   CHECK(norm_chain_unfit(torch::zeros({2, 3, 4, 4}), options).empty());
   CHECK(norm_chain_unfit(torch::zeros({2, 3, 4}), options).find("3 dimensions") != std::string::npos);
-  CHECK(norm_chain_unfit(torch::zeros({2, 3, 4, 4}).contiguous(torch::MemoryFormat::ChannelsLast), options)
-            .find("contiguous") != std::string::npos);
+  CHECK(norm_chain_unfit(torch::zeros({2, 3, 4, 4}).contiguous(torch::MemoryFormat::ChannelsLast), options).empty());
   CHECK(norm_chain_unfit(torch::zeros({2, 3, 4, 4}, torch::kInt), options).find("Int") != std::string::npos);
   options.pad = {4, 0, 0, 0};
   CHECK(norm_chain_unfit(torch::zeros({2, 3, 4, 4}), options).find("padding") != std::string::npos);
@@ -224,23 +277,29 @@ TEST_CASE("GPU: the fused norm chain's CUDA kernels equal LibTorch's unfused lay
     return;
   }
   check_against_unfused(torch::kCUDA, 1e-4);
+  check_against_unfused(torch::kCUDA, 1e-4, torch::MemoryFormat::ChannelsLast);
+  check_layouts_agree(torch::kCUDA, true, 1e-4);
   check_cropped_view(torch::kCUDA, 1e-4);
   check_dropout_against_unfused(torch::kCUDA, true);
   // Planes of every block size the kernels pick (128, 256 and 512 threads),
-  // with DeblurGAN's shapes, in float32 and bf16.
-  for (int64_t side : {16, 64, 256}) {
-    Case c;
-    c.shape = {2, 8, side, side};
-    c.options.relu = true;
-    c.options.pad = {3, 3, 3, 3};
-    INFO("side " << side);
-    const Inputs in = inputs_for(c, torch::TensorOptions(torch::kCUDA));
-    const Result fused = run(in, [&] { return norm_chain(in.x, in.weight, in.bias, c.options, true); });
-    const Result plain = run(in, [&] { return unfused(in.x, in.weight, in.bias, c.options, {}); });
-    check_close(fused, plain, 2e-4);
-    const torch::Tensor half = norm_chain(in.x.detach().to(torch::kBFloat16), in.weight, in.bias, c.options, true);
-    CHECK(torch::allclose(half.to(torch::kFloat), plain.output, 0.03, 0.03));
-  }
+  // with DeblurGAN's shapes, in float32 and bf16; channels-last with one
+  // chunk of positions and with many, and channels in whole and partial
+  // tiles of 32.
+  for (auto layout : {torch::MemoryFormat::Contiguous, torch::MemoryFormat::ChannelsLast})
+    for (int64_t side : {16, 64, 256}) {
+      Case c;
+      c.shape = {2, side == 64 ? 72 : 8, side, side};
+      c.options.relu = true;
+      c.options.pad = {3, 3, 3, 3};
+      INFO("side " << side << " layout " << layout);
+      const Inputs in = inputs_for(c, torch::TensorOptions(torch::kCUDA), layout);
+      const Result fused = run(in, [&] { return norm_chain(in.x, in.weight, in.bias, c.options, true); });
+      const Result plain = run(in, [&] { return unfused(in.x.contiguous(), in.weight, in.bias, c.options, {}); });
+      check_close(fused, plain, 2e-4);
+      const torch::Tensor half =
+          norm_chain(in.x.detach().to(torch::kBFloat16), in.weight, in.bias, c.options, true);
+      CHECK(torch::allclose(half.to(torch::kFloat), plain.output, 0.03, 0.03));
+    }
 }
 
 TEST_CASE("GPU: the fused chain's dropout draws anew at each replay of a CUDA graph", "[fused][gpu]") {
@@ -250,19 +309,22 @@ TEST_CASE("GPU: the fused chain's dropout draws anew at each replay of a CUDA gr
   }
   NormChainOptions options;
   options.dropout = 0.5;
-  const auto x = torch::ones({2, 4, 32, 32}, torch::kCUDA);
-  const auto bias = torch::ones({4}, torch::kCUDA);
-  norm_chain(x, torch::zeros_like(bias), bias, options, true);  // warm-up
-  torch::cuda::synchronize();
-  torch::Tensor out;
-  CudaGraph graph;
-  graph.capture(0, [&] { out = norm_chain(x, torch::zeros_like(bias), bias, options, true); });
-  graph.replay();
-  const auto first = out.gt(0).clone();
-  graph.replay();
-  const auto second = out.gt(0).clone();
-  CHECK_FALSE(torch::equal(first, second));
-  CHECK(first.to(torch::kFloat).mean().item<double>() == Approx(0.5).margin(0.03));
+  for (auto layout : {torch::MemoryFormat::Contiguous, torch::MemoryFormat::ChannelsLast}) {
+    INFO("layout " << layout);
+    const auto x = torch::ones({2, 4, 32, 32}, torch::kCUDA).contiguous(layout);
+    const auto bias = torch::ones({4}, torch::kCUDA);
+    norm_chain(x, torch::zeros_like(bias), bias, options, true);  // warm-up
+    torch::cuda::synchronize();
+    torch::Tensor out;
+    CudaGraph graph;
+    graph.capture(0, [&] { out = norm_chain(x, torch::zeros_like(bias), bias, options, true); });
+    graph.replay();
+    const auto first = out.gt(0).clone();
+    graph.replay();
+    const auto second = out.gt(0).clone();
+    CHECK_FALSE(torch::equal(first, second));
+    CHECK(first.to(torch::kFloat).mean().item<double>() == Approx(0.5).margin(0.03));
+  }
 }
 
 }  // namespace trainer

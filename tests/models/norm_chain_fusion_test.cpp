@@ -101,8 +101,7 @@ TEST_CASE("a fused model computes what the unfused one does: the CPU reference l
   Model fallback = deblur_generator();
   REQUIRE(fuse_norm_chains(reference, /*fuse_on_cpu=*/true) == 14);
   REQUIRE(fuse_norm_chains(fallback) == 14);
-  // NCHW, as on a GPU (the CPU's channels-last planes are not in rows, and
-  // the fused loops leave them to LibTorch).
+  // NCHW, as on a GPU by default (gpu.channels_last: false).
   for (Model* m : {&plain, &reference, &fallback}) m->use_nchw();
   // Without dropout (evaluation), the reference loops within float rounding.
   for (Model* m : {&plain, &reference, &fallback}) m->net->eval();
@@ -140,6 +139,35 @@ TEST_CASE("a fused model computes what the unfused one does: the CPU reference l
   torch::manual_seed(9);
   const auto same = forward_and_gradients(fallback, image);
   for (size_t i = 0; i < same.size(); ++i) CHECK(torch::equal(same[i], trained[i]));
+}
+
+TEST_CASE("channels-last, all 23 of the DeblurGAN generator's norms are fused, and compute what LibTorch's layers do",
+          "[models][fused]") {
+  torch::manual_seed(101);
+  const torch::Tensor image = torch::rand({2, 3, 32, 32}) * 2 - 1;
+  Model plain = deblur_generator();
+  Model fused = deblur_generator();
+  REQUIRE(fused.channels_last);  // image models are built so
+  CHECK(fusible_norm_chains(fused, /*lone_norms=*/true) == 23);
+  REQUIRE(fuse_norm_chains(fused, /*fuse_on_cpu=*/true, /*lone_norms=*/true) == 23);
+  for (Model* m : {&plain, &fused}) m->net->eval();
+  const auto expected = forward_and_gradients(plain, image);
+  const auto got = forward_and_gradients(fused, image);
+  // Every norm ran the fused loops on its channels-last input.
+  int64_t passes = 0;
+  for (const auto& node : fused.net->nodes())
+    if (!node.modules.empty())
+      if (auto chain = std::dynamic_pointer_cast<FusedNormChainImpl>(node.modules[0].ptr())) passes += chain->fused_passes;
+  CHECK(passes == 23);
+  REQUIRE(got.size() == expected.size());
+  CHECK((got[0] - expected[0]).abs().max().item<double>() < 1e-5);
+  // Gradients in norm, as in the NCHW test above (a ReLU within rounding of
+  // zero may take the other branch).
+  for (size_t i = 1; i < got.size(); ++i) {
+    const double scale = std::max(1.0, expected[i].norm().item<double>());
+    INFO("gradient " << i << " of shape " << expected[i].sizes());
+    CHECK((got[i] - expected[i]).norm().item<double>() < 0.05 * scale);
+  }
 }
 
 TEST_CASE("chains are fused only where the norm's output goes to the next layer alone, and not when frozen",

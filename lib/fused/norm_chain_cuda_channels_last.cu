@@ -1,0 +1,299 @@
+// The fused norm chain's CUDA kernels for channels-last (NHWC) tensors,
+// where a (sample, channel) plane's elements lie a row of channels apart: a
+// block per plane, as for NCHW, would read 2 or 4 useful bytes of every
+// 32. Here a warp's threads take 32 neighbouring channels of one position,
+// so that every read is a run of whole channels:
+//   statistics:  blocks of (32 channels x 8 positions) each reduce a chunk
+//                of one sample's positions to partial Welford statistics;
+//                a small kernel merges a plane's chunks into its mean and
+//                1 / std;
+//   output:      one thread per padded output element, reading its
+//                reflected source.
+// The backward has the same three steps: partial sums of the gradient and
+// of gradient x normalised input (each element gathering its gradient from
+// the padded positions that read it, the ReLU and dropout masks
+// recomputed), their merge into the per-plane sums (which are also the
+// scale's and shift's gradients), and one thread per input element.
+#include <ATen/Dispatch.h>
+#include <ATen/cuda/CUDAContext.h>
+
+#include <algorithm>
+
+#include "fused/norm_chain_cuda_channels_last.h"
+#include "fused/norm_chain_cuda_common.cuh"
+
+namespace trainer::fused {
+namespace {
+
+constexpr int kLanes = 32;         // channels a statistics block covers (threadIdx.x)
+constexpr int kRows = 8;           // positions it reads at once (threadIdx.y)
+constexpr int kTargetBlocks = 1024;  // enough to fill a large GPU several times over
+constexpr int kThreads = 256;      // per block of the element-wise kernels
+
+// Sizes in 32-bit integers: norm_chain_unfit turns away tensors of 2^31
+// elements or more, and a 64-bit division costs a GPU many instructions.
+struct LastShape {
+  int samples, channels, height, width, top, bottom, left, right;
+  __host__ __device__ int positions() const { return height * width; }
+  __host__ __device__ int padded_height() const { return height + top + bottom; }
+  __host__ __device__ int padded_width() const { return width + left + right; }
+};
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// How many chunks a sample's positions are split into: enough blocks to
+// fill the GPU, at least 4 rows of positions a block.
+int chunks_for(const LastShape& s) {
+  const int tiles = s.samples * ceil_div(s.channels, kLanes);
+  return std::max(1, std::min(ceil_div(kTargetBlocks, tiles), ceil_div(s.positions(), 4 * kRows)));
+}
+
+// The positions [first, last) of chunk `chunk`.
+__device__ void chunk_range(const LastShape& s, int chunks, int chunk, int& first, int& last) {
+  const int per_chunk = (s.positions() + chunks - 1) / chunks;
+  first = chunk * per_chunk;
+  last = min(s.positions(), first + per_chunk);
+}
+
+struct ChannelConstants {
+  float mean, rstd, gamma, beta;
+};
+
+__device__ ChannelConstants channel_constants(int plane, int c, const float* means, const float* rstds,
+                                              const float* gamma, const float* beta) {
+  return {means[plane], rstds[plane], gamma ? gamma[c] : 1.0f, beta ? beta[c] : 0.0f};
+}
+
+// partial: (samples, chunks, channels) x (count, mean, m2).
+template <typename T>
+__global__ void partial_statistics_kernel(const T* __restrict__ x, float* __restrict__ partial, LastShape s,
+                                          int chunks) {
+  const int chunk = blockIdx.x, n = blockIdx.y, c = blockIdx.z * kLanes + threadIdx.x;
+  int first, last;
+  chunk_range(s, chunks, chunk, first, last);
+  Welford w{0, 0, 0};
+  if (c < s.channels) {
+    const T* xs = x + static_cast<int64_t>(n) * s.positions() * s.channels + c;
+    for (int p = first + static_cast<int>(threadIdx.y); p < last; p += kRows)
+      w.add(static_cast<float>(xs[static_cast<int64_t>(p) * s.channels]));
+  }
+  __shared__ Welford rows[kRows][kLanes];
+  rows[threadIdx.y][threadIdx.x] = w;
+  __syncthreads();
+  if (threadIdx.y != 0 || c >= s.channels) return;
+  for (int r = 1; r < kRows; ++r) w.merge(rows[r][threadIdx.x]);
+  float* out = partial + ((static_cast<int64_t>(n) * chunks + chunk) * s.channels + c) * 3;
+  out[0] = w.count;
+  out[1] = w.mean;
+  out[2] = w.m2;
+}
+
+__global__ void merge_statistics_kernel(const float* __restrict__ partial, float* __restrict__ means,
+                                        float* __restrict__ rstds, LastShape s, int chunks, float eps) {
+  const int plane = blockIdx.x * blockDim.x + threadIdx.x;
+  if (plane >= s.samples * s.channels) return;
+  const int n = plane / s.channels, c = plane - n * s.channels;
+  Welford w{0, 0, 0};
+  for (int k = 0; k < chunks; ++k) {
+    const float* p = partial + ((static_cast<int64_t>(n) * chunks + k) * s.channels + c) * 3;
+    w.merge(Welford{p[0], p[1], p[2]});
+  }
+  means[plane] = w.mean;
+  rstds[plane] = rsqrtf(w.m2 / w.count + eps);
+}
+
+template <typename T>
+__global__ void output_kernel(const T* __restrict__ x, const float* __restrict__ gamma, const float* __restrict__ beta,
+                              const float* __restrict__ means, const float* __restrict__ rstds, T* __restrict__ y,
+                              LastShape s, Tail tail, int total) {
+  const Draw draw = draw_of(tail);
+  const int width = s.padded_width(), height = s.padded_height();
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
+    int rest = i / s.channels;
+    const int c = i - rest * s.channels;
+    const int col = rest % width;
+    rest /= width;
+    const int row = rest % height, n = rest / height;
+    const int h = static_cast<int>(reflected_source(row, s.height, s.top));
+    const int w = static_cast<int>(reflected_source(col, s.width, s.left));
+    const int position = h * s.width + w, plane = n * s.channels + c;
+    const ChannelConstants k = channel_constants(plane, c, means, rstds, gamma, beta);
+    const float xv = static_cast<float>(x[(n * s.positions() + position) * s.channels + c]);
+    const float v = normalised(xv, k.mean, k.rstd, k.gamma, k.beta);
+    y[i] = static_cast<T>(apply_tail(v, tail, draw, static_cast<int64_t>(plane) * s.positions() + position));
+  }
+}
+
+// The gradient of the normalised value at (n, h, w, c): the padded output's
+// gradients that read it, summed, through the tail.
+template <typename T>
+__device__ float normalised_gradient(const T* g, const LastShape& s, int n, int h, int w, int c, float v,
+                                     const Tail& tail, const Draw& draw, int plane) {
+  int64_t rows[3], cols[3];
+  const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
+  const int nc = padded_readers(w, s.width, s.left, s.right, cols);
+  float folded = 0;
+  for (int i = 0; i < nr; ++i)
+    for (int j = 0; j < nc; ++j)
+      folded += static_cast<float>(
+          g[((static_cast<int>(n) * s.padded_height() + static_cast<int>(rows[i])) * s.padded_width() +
+             static_cast<int>(cols[j])) *
+                s.channels +
+            c]);
+  return tail_gradient(folded, v, tail, draw, static_cast<int64_t>(plane) * s.positions() + h * s.width + w);
+}
+
+// partial: (samples, chunks, channels) x (sum of the gradient, sum of the
+// gradient times the normalised input).
+template <typename T>
+__global__ void partial_sums_kernel(const T* __restrict__ grad, const T* __restrict__ x,
+                                    const float* __restrict__ gamma, const float* __restrict__ beta,
+                                    const float* __restrict__ means, const float* __restrict__ rstds,
+                                    float* __restrict__ partial, LastShape s, Tail tail, int chunks) {
+  const int chunk = blockIdx.x, n = blockIdx.y, c = blockIdx.z * kLanes + threadIdx.x;
+  int first, last;
+  chunk_range(s, chunks, chunk, first, last);
+  float2 sums = make_float2(0, 0);
+  if (c < s.channels) {
+    const Draw draw = draw_of(tail);
+    const int plane = n * s.channels + c;
+    const ChannelConstants k = channel_constants(plane, c, means, rstds, gamma, beta);
+    for (int p = first + static_cast<int>(threadIdx.y); p < last; p += kRows) {
+      const int h = p / s.width, w = p - h * s.width;
+      const float xv = static_cast<float>(x[(n * s.positions() + p) * s.channels + c]);
+      const float v = normalised(xv, k.mean, k.rstd, k.gamma, k.beta);
+      const float gy = normalised_gradient(grad, s, n, h, w, c, v, tail, draw, plane);
+      sums.x += gy;
+      sums.y += gy * ((xv - k.mean) * k.rstd);
+    }
+  }
+  __shared__ float2 rows[kRows][kLanes];
+  rows[threadIdx.y][threadIdx.x] = sums;
+  __syncthreads();
+  if (threadIdx.y != 0 || c >= s.channels) return;
+  for (int r = 1; r < kRows; ++r) {
+    sums.x += rows[r][threadIdx.x].x;
+    sums.y += rows[r][threadIdx.x].y;
+  }
+  float* out = partial + ((static_cast<int64_t>(n) * chunks + chunk) * s.channels + c) * 2;
+  out[0] = sums.x;
+  out[1] = sums.y;
+}
+
+// The per-plane sums: the shift's gradient parts (of the gradient) and the
+// scale's (of the gradient times the normalised input).
+__global__ void merge_sums_kernel(const float* __restrict__ partial, float* __restrict__ sum_gy,
+                                  float* __restrict__ sum_gy_xhat, LastShape s, int chunks) {
+  const int plane = blockIdx.x * blockDim.x + threadIdx.x;
+  if (plane >= s.samples * s.channels) return;
+  const int n = plane / s.channels, c = plane - n * s.channels;
+  float a = 0, b = 0;
+  for (int k = 0; k < chunks; ++k) {
+    const float* p = partial + ((static_cast<int64_t>(n) * chunks + k) * s.channels + c) * 2;
+    a += p[0];
+    b += p[1];
+  }
+  sum_gy[plane] = a;
+  sum_gy_xhat[plane] = b;
+}
+
+template <typename T>
+__global__ void input_gradient_kernel(const T* __restrict__ grad, const T* __restrict__ x,
+                                      const float* __restrict__ gamma, const float* __restrict__ beta,
+                                      const float* __restrict__ means, const float* __restrict__ rstds,
+                                      const float* __restrict__ sum_gy, const float* __restrict__ sum_gy_xhat,
+                                      T* __restrict__ dx, LastShape s, Tail tail, int total) {
+  const Draw draw = draw_of(tail);
+  const float elements = static_cast<float>(s.positions());
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
+    const int rest = i / s.channels;
+    const int c = i - rest * s.channels;
+    const int n = rest / s.positions(), p = rest - n * s.positions();
+    const int h = p / s.width, w = p - h * s.width;
+    const int plane = n * s.channels + c;
+    const ChannelConstants k = channel_constants(plane, c, means, rstds, gamma, beta);
+    const float xv = static_cast<float>(x[i]);
+    const float v = normalised(xv, k.mean, k.rstd, k.gamma, k.beta);
+    const float gy = normalised_gradient(grad, s, n, h, w, c, v, tail, draw, plane);
+    const float xhat = (xv - k.mean) * k.rstd;
+    dx[i] = static_cast<T>(k.gamma * k.rstd *
+                           (gy - sum_gy[plane] / elements - xhat * (sum_gy_xhat[plane] / elements)));
+  }
+}
+
+LastShape shape_of(const at::Tensor& x, const NormChainOptions& options) {
+  return {static_cast<int>(x.size(0)),     static_cast<int>(x.size(1)),     static_cast<int>(x.size(2)),
+          static_cast<int>(x.size(3)),     static_cast<int>(options.pad[0]), static_cast<int>(options.pad[1]),
+          static_cast<int>(options.pad[2]), static_cast<int>(options.pad[3])};
+}
+
+unsigned element_blocks(int total) { return static_cast<unsigned>(std::max(1, ceil_div(total, kThreads))); }
+unsigned plane_blocks(const LastShape& s) { return static_cast<unsigned>(ceil_div(s.samples * s.channels, kThreads)); }
+dim3 statistics_grid(const LastShape& s, int chunks) {
+  return dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(s.samples),
+              static_cast<unsigned>(ceil_div(s.channels, kLanes)));
+}
+
+}  // namespace
+
+ChainForward chain_forward_channels_last(const at::Tensor& x, const at::Tensor& gamma, const at::Tensor& beta,
+                                         const NormChainOptions& options, double dropout, const DropoutDraws& draws) {
+  const LastShape s = shape_of(x, options);
+  const int chunks = chunks_for(s);
+  const auto floats = x.options().dtype(at::kFloat);
+  ChainForward out{at::empty({s.samples, s.channels, s.padded_height(), s.padded_width()},
+                             x.options().memory_format(at::MemoryFormat::ChannelsLast)),
+                   at::empty({s.samples * s.channels}, floats), at::empty({s.samples * s.channels}, floats)};
+  const at::Tensor partial = at::empty({s.samples, chunks, s.channels, 3}, floats);
+  const Tail tail = tail_of(options, dropout, draws);
+  const int total = static_cast<int>(out.output.numel());
+  auto stream = at::cuda::getCurrentCUDAStream();
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "norm_chain_forward_channels_last", [&] {
+    partial_statistics_kernel<scalar_t><<<statistics_grid(s, chunks), dim3(kLanes, kRows), 0, stream>>>(
+        x.data_ptr<scalar_t>(), partial.data_ptr<float>(), s, chunks);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    merge_statistics_kernel<<<plane_blocks(s), kThreads, 0, stream>>>(
+        partial.data_ptr<float>(), out.mean.data_ptr<float>(), out.rstd.data_ptr<float>(), s, chunks,
+        static_cast<float>(options.eps));
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    output_kernel<scalar_t><<<element_blocks(total), kThreads, 0, stream>>>(
+        x.data_ptr<scalar_t>(), data_or_null(gamma), data_or_null(beta), out.mean.data_ptr<float>(),
+        out.rstd.data_ptr<float>(), out.output.data_ptr<scalar_t>(), s, tail, total);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  return out;
+}
+
+ChainBackward chain_backward_channels_last(const at::Tensor& grad_output, const at::Tensor& x,
+                                           const at::Tensor& gamma, const at::Tensor& beta, const ChainForward& saved,
+                                           const NormChainOptions& options, double dropout,
+                                           const DropoutDraws& draws) {
+  const at::Tensor grad = grad_output.to(x.scalar_type()).contiguous(at::MemoryFormat::ChannelsLast);
+  const LastShape s = shape_of(x, options);
+  const int chunks = chunks_for(s);
+  const auto floats = x.options().dtype(at::kFloat);
+  ChainBackward out{at::empty_like(x, x.options(), at::MemoryFormat::ChannelsLast), at::empty({s.samples, s.channels}, floats),
+                    at::empty({s.samples, s.channels}, floats)};
+  const at::Tensor partial = at::empty({s.samples, chunks, s.channels, 2}, floats);
+  const Tail tail = tail_of(options, dropout, draws);
+  const int total = static_cast<int>(x.numel());
+  auto stream = at::cuda::getCurrentCUDAStream();
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "norm_chain_backward_channels_last", [&] {
+    partial_sums_kernel<scalar_t><<<statistics_grid(s, chunks), dim3(kLanes, kRows), 0, stream>>>(
+        grad.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), data_or_null(gamma), data_or_null(beta),
+        saved.mean.data_ptr<float>(), saved.rstd.data_ptr<float>(), partial.data_ptr<float>(), s, tail, chunks);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    merge_sums_kernel<<<plane_blocks(s), kThreads, 0, stream>>>(partial.data_ptr<float>(),
+                                                                out.grad_beta_parts.data_ptr<float>(),
+                                                                out.grad_gamma_parts.data_ptr<float>(), s, chunks);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    input_gradient_kernel<scalar_t><<<element_blocks(total), kThreads, 0, stream>>>(
+        grad.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), data_or_null(gamma), data_or_null(beta),
+        saved.mean.data_ptr<float>(), saved.rstd.data_ptr<float>(), out.grad_beta_parts.data_ptr<float>(),
+        out.grad_gamma_parts.data_ptr<float>(), out.grad_input.data_ptr<scalar_t>(), s, tail, total);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  return out;
+}
+
+}  // namespace trainer::fused

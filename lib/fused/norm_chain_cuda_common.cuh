@@ -1,0 +1,103 @@
+#pragma once
+// What the fused norm chain's two CUDA layouts share (the plane kernels of
+// norm_chain_cuda.cu for NCHW, the channel-tiled ones of
+// norm_chain_cuda_channels_last.cu for NHWC): the per-element tail (ReLU,
+// dropout) and its gradient, Welford's running statistics, and how a call
+// takes its dropout draws from the device's generator.
+#include <ATen/ATen.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
+#include <ATen/cuda/PhiloxUtils.cuh>
+
+#include <cstring>
+#include <mutex>
+#include <tuple>
+
+#include "fused/norm_chain_backend.h"
+#include "fused/norm_chain_math.h"
+
+namespace trainer::fused {
+
+struct Tail {
+  bool relu;
+  float keep;  // 1: no dropout
+  at::PhiloxCudaState philox;
+};
+
+// A call's dropout key and offset, as each thread reads them once (during
+// a graph's capture the state points at the graph's own seed and offset).
+struct Draw {
+  uint64_t seed = 0, offset = 0;
+};
+
+__device__ inline Draw draw_of(const Tail& tail) {
+  Draw draw;
+  if (tail.keep < 1) {
+    const auto unpacked = at::cuda::philox::unpack(tail.philox);
+    draw.seed = std::get<0>(unpacked);
+    draw.offset = std::get<1>(unpacked);
+  }
+  return draw;
+}
+
+// `index`: the element's index in NCHW order whatever the layout, so that
+// both layouts drop the same elements.
+__device__ inline float apply_tail(float v, const Tail& tail, const Draw& draw, int64_t index) {
+  if (tail.relu) v = v > 0 ? v : 0;
+  if (tail.keep < 1)
+    v = dropout_keeps(philox_word(draw.seed, static_cast<uint64_t>(index), draw.offset), tail.keep) ? v * (1 / tail.keep)
+                                                                                                  : 0;
+  return v;
+}
+
+__device__ inline float tail_gradient(float g, float v, const Tail& tail, const Draw& draw, int64_t index) {
+  if (tail.keep < 1)
+    g = dropout_keeps(philox_word(draw.seed, static_cast<uint64_t>(index), draw.offset), tail.keep) ? g * (1 / tail.keep)
+                                                                                                  : 0;
+  if (tail.relu && !(v > 0)) g = 0;
+  return g;
+}
+
+// No member initialisers: partial statistics live in shared memory, which
+// takes no dynamic initialisation.
+struct Welford {
+  float count, mean, m2;
+  __device__ void add(float v) {
+    count += 1;
+    const float d = v - mean;
+    mean += d / count;
+    m2 += d * (v - mean);
+  }
+  __device__ void merge(const Welford& o) {
+    if (o.count == 0) return;
+    const float total = count + o.count;
+    const float d = o.mean - mean;
+    mean += d * (o.count / total);
+    m2 += o.m2 + d * d * (count * o.count / total);
+    count = total;
+  }
+};
+
+// The call's dropout draws, taken as PyTorch's dropout takes them: the
+// generator's offset advances by a multiple of 4 per call, and during
+// capture the state names the graph's own seed and offset, so that each
+// replay draws anew. Written to `draws` for the backward.
+inline void take_draws(const at::Device& device, DropoutDraws& draws) {
+  auto generator = at::cuda::detail::getDefaultCUDAGenerator(device.index());
+  at::PhiloxCudaState state;
+  {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    state = at::check_generator<at::CUDAGeneratorImpl>(generator)->philox_cuda_state(4);
+  }
+  static_assert(sizeof(at::PhiloxCudaState) <= sizeof(draws.words), "the draws' bytes hold a PhiloxCudaState");
+  std::memcpy(draws.words.data(), &state, sizeof(state));
+}
+
+inline Tail tail_of(const NormChainOptions& options, double dropout, const DropoutDraws& draws) {
+  Tail tail{options.relu, static_cast<float>(1 - dropout), {}};
+  if (dropout > 0) std::memcpy(static_cast<void*>(&tail.philox), draws.words.data(), sizeof(at::PhiloxCudaState));
+  return tail;
+}
+
+inline const float* data_or_null(const at::Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
+
+}  // namespace trainer::fused
