@@ -8,12 +8,17 @@
 // Chrome trace to RUN_DIR/profile-E.json (rank R > 0: profile-E-rank-R.json), which
 // Perfetto and chrome://tracing open.
 //
-// It is LibTorch's legacy profiler: host-side events in every LibTorch
-// version, the same trace format everywhere. GPU kernels appear only as the
-// host-side launches.
+// On the CPU it is LibTorch's legacy profiler: host-side events in every
+// LibTorch version, the same trace format everywhere. On a GPU it is Kineto
+// (kernel_trace.h), which records each CUDA kernel with its time on the
+// device beside the host's operators, where the LibTorch in use has it;
+// elsewhere the legacy profiler, whose trace shows kernels only as their
+// host-side launches (the log says why).
 #include <memory>
 #include <sstream>
 #include <string>
+
+#include <torch/torch.h>
 
 #include "spec/experiment_config.h"
 
@@ -23,10 +28,12 @@ struct RecordProfile;
 
 namespace trainer {
 
+class KernelTrace;
+
 class StepProfiler {
  public:
-  StepProfiler(const ProfileConfig& config, int rank);
-  ~StepProfiler();
+  StepProfiler(const ProfileConfig& config, int rank, const torch::Device& device);
+  ~StepProfiler();  // out of line: KernelTrace is complete there
 
   // Where the trace goes: known once the run directory is.
   void set_run_dir(std::string run_dir) { run_dir_ = std::move(run_dir); }
@@ -42,13 +49,16 @@ class StepProfiler {
 
  private:
   void finish();
+  bool recording() const { return recording_ || kernels_; }
 
   ProfileConfig config_;
   std::string run_dir_;
   int rank_;
+  torch::Device device_;
   int64_t epoch_ = 0, first_step_ = 0, recorded_ = 0;
   std::ostringstream trace_;
   std::unique_ptr<torch::autograd::profiler::RecordProfile> recording_;
+  std::unique_ptr<KernelTrace> kernels_;  // instead of recording_, on a GPU with Kineto
 };
 
 }  // namespace trainer

@@ -57,7 +57,7 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
               experiment_.model.output_classes()),
       progress_(config.log.progress, options.quiet || !cluster_.is_root(), config.log.progress_seconds),
       monitor_(config.log, device_),
-      profiler_(config.train.profile, cluster_.rank()),
+      profiler_(config.train.profile, cluster_.rank(), device_),
       best_(config.train, resolve_monitor(config.train, config.metrics).value_or(MonitorSpec{"loss", false, "loss"})) {
   // Trained weights to start from (a new run only: a resumed one has its own),
   // before rank 0's are broadcast.
