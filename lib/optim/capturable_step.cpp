@@ -52,11 +52,13 @@ CapturableStep::CapturableStep(optim::Optimizer& optimizer) : optimizer_(optimiz
   else if (as<optim::RMSprop>(optimizer)) kind_ = Kind::kRmsprop;
   else if (as<optim::Adagrad>(optimizer)) kind_ = Kind::kAdagrad;
   else kind_ = Kind::kNadam;
+  fused_groups_ = fused_kernels_for(kind_);
   auto& groups = optimizer.param_groups();
   for (size_t g = 0; g < groups.size(); ++g) {
     const auto& params = groups[g].params();
     const torch::Device device = params.empty() ? torch::Device(torch::kCPU) : params.front().device();
-    rates_.push_back(device_scalar(groups[g].options().get_lr(), device));
+    rates_.push_back(device_scalar(groups[g].options().get_lr(), device, scalar_type()));
+    written_rates_.push_back(groups[g].options().get_lr());
     for (const auto& param : params) {
       Slot slot;
       slot.param = param;
@@ -70,7 +72,11 @@ void CapturableStep::set_learning_rates(const std::vector<double>& rates) {
   auto& groups = optimizer_.param_groups();
   for (size_t g = 0; g < rates_.size() && g < rates.size(); ++g) {
     groups[g].options().set_lr(rates[g]);
+    // A constant rate is written once: each fill is a kernel launch, and a
+    // small model's graphed step is bound by the host's launches.
+    if (rates[g] == written_rates_[g]) continue;
     rates_[g].fill_(rates[g]);
+    written_rates_[g] = rates[g];
   }
 }
 
@@ -91,7 +97,7 @@ CapturableStep::Slot& CapturableStep::slot_of(size_t index, const torch::Tensor&
         });
         slot.first = state.momentum_buffer();
       }
-      slot.step = device_scalar(0, device);
+      slot.step = device_scalar(0, device, scalar_type());
       break;
     }
     case Kind::kAdam: with_moments(slot, moments_of<optim::AdamParamState>(states, param)); break;
@@ -127,9 +133,16 @@ CapturableStep::Slot& CapturableStep::slot_of(size_t index, const torch::Tensor&
 void CapturableStep::step(const torch::Tensor& skip) {
   torch::NoGradGuard no_grad;
   const torch::Tensor skipped = skip.defined() ? skip.to(torch::kBool) : skip;
+  std::vector<bool> stepped(slots_.size(), false);
+  if (fused_groups_) {
+    const torch::Tensor found_inf = skip.defined() ? skip.to(torch::kFloat32) : skip;
+    for (size_t g = 0; g < rates_.size(); ++g) step_group_fused(g, found_inf, stepped);
+  } else if (kind_ == Kind::kNadam) {
+    for (size_t g = 0; g < rates_.size(); ++g) step_group_nadam(g, skip, stepped);
+  }
   for (size_t i = 0; i < slots_.size(); ++i) {
     const torch::Tensor& param = slots_[i].param;
-    if (!param.grad().defined()) continue;
+    if (stepped[i] || !param.grad().defined()) continue;
     Slot& slot = slot_of(i, param);
     if (!skipped.defined()) {
       update(slot, param.grad());

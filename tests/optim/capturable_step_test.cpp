@@ -31,17 +31,18 @@ OptimizerConfig config_of(const Case& c) {
 struct Problem {
   std::vector<torch::Tensor> params;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
-  explicit Problem(const Case& c) {
+  torch::Device device;
+  explicit Problem(const Case& c, const torch::Device& on = torch::kCPU) : device(on) {
     torch::manual_seed(3);
-    params = {torch::randn({6, 5}).requires_grad_(), torch::randn({5}).requires_grad_(),
-              torch::randn({4}).requires_grad_()};
+    params = {torch::randn({6, 5}).to(on).requires_grad_(), torch::randn({5}).to(on).requires_grad_(),
+              torch::randn({4}).to(on).requires_grad_()};
     optimizer = make_optimizer(config_of(c), {{{params[0]}, 1.0}, {{params[1], params[2]}, 0.5}});
   }
   // A gradient that changes with the step, none for the third parameter.
   void gradients(int t) {
     for (auto& p : params) p.mutable_grad() = torch::Tensor();
     torch::manual_seed(100 + t);
-    const auto x = torch::randn({8, 6});
+    const auto x = torch::randn({8, 6}).to(device);
     const auto loss = (torch::tanh(x.matmul(params[0]) + params[1]) - 0.3).pow(2).sum();
     loss.backward();
   }
@@ -53,7 +54,7 @@ double rate(int t) { return 0.01 * (1.0 + std::cos(t * 0.1)) / 2 + 1e-4; }
 void require_close(const Problem& a, const Problem& b, const std::string& where) {
   for (size_t i = 0; i < a.params.size(); ++i) {
     INFO(where << ", parameter " << i);
-    const double difference = (a.params[i] - b.params[i]).abs().max().item<double>();
+    const double difference = (a.params[i] - b.params[i].to(a.params[i].device())).abs().max().item<double>();
     const double scale = a.params[i].abs().max().item<double>();
     CHECK(difference <= 1e-5 * std::max(1.0, scale));
   }
@@ -79,13 +80,12 @@ std::string name_of(const Case& c) {
   return name.str();
 }
 
-}  // namespace
-
-TEST_CASE("the capturable step moves the parameters as the optimizer's own step does, over 50 steps",
-          "[train][optim][cuda_graph]") {
+// `own` on the CPU, the capturable step on `device`: on a GPU the fused
+// kernels (LibTorch's for Adam, AdamW and SGD, trainer's for NAdam) step it.
+void check_against_own(const torch::Device& device) {
   for (const Case& c : kCases) {
-    INFO(name_of(c));
-    Problem own(c), capturable(c);
+    INFO(name_of(c) << " on " << device);
+    Problem own(c), capturable(c, device);
     REQUIRE(CapturableStep::unsupported(*capturable.optimizer).empty());
     CapturableStep step(*capturable.optimizer);
     for (int t = 1; t <= 50; ++t) {
@@ -98,8 +98,66 @@ TEST_CASE("the capturable step moves the parameters as the optimizer's own step 
     }
     require_close(own, capturable, "after 50 steps");
     // The parameter without a gradient is untouched on both sides.
-    CHECK(torch::equal(own.params[2], capturable.params[2]));
+    CHECK(torch::equal(own.params[2], capturable.params[2].cpu()));
   }
+}
+
+// fp16 loss scaling's device flag: every fourth step's gradients
+// overflowed. The optimizer's own side simply does not step then.
+void check_skips(const torch::Device& device) {
+  const torch::Tensor skip = torch::tensor(1.0, torch::TensorOptions(torch::kFloat64).device(device));
+  const torch::Tensor take = torch::tensor(0.0, torch::TensorOptions(torch::kFloat64).device(device));
+  for (const Case& c : kCases) {
+    INFO(name_of(c) << " on " << device);
+    Problem own(c), capturable(c, device);
+    CapturableStep step(*capturable.optimizer);
+    for (int t = 1; t <= 30; ++t) {
+      const bool overflow = t % 4 == 1;  // the very first step too: no state made yet
+      own.gradients(t);
+      capturable.gradients(t);
+      step.set_learning_rates({rate(t), rate(t) * 0.5});
+      if (overflow) {
+        torch::NoGradGuard no_grad;
+        capturable.params[0].mutable_grad()[0][0] = std::numeric_limits<float>::infinity();
+        capturable.params[1].mutable_grad()[1] = std::numeric_limits<float>::quiet_NaN();
+        std::vector<torch::Tensor> before;
+        for (const auto& p : capturable.params) before.push_back(p.detach().clone());
+        step.step(skip);
+        for (size_t i = 0; i < before.size(); ++i) CHECK(torch::equal(before[i], capturable.params[i]));
+        continue;
+      }
+      set_learning_rate(*own.optimizer, rate(t), {1.0, 0.5});
+      own.optimizer->step();
+      step.step(take);
+    }
+    require_close(own, capturable, "after 30 steps, 8 of them skipped");
+    // The step counts are the taken steps', as the optimizer's own.
+    step.store_state();
+    own.gradients(31);
+    capturable.gradients(31);
+    set_learning_rate(*own.optimizer, rate(31), {1.0, 0.5});
+    set_learning_rate(*capturable.optimizer, rate(31), {1.0, 0.5});
+    own.optimizer->step();
+    capturable.optimizer->step();
+    require_close(own, capturable, "after a 31st step by the optimizer itself");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the capturable step moves the parameters as the optimizer's own step does, over 50 steps",
+          "[train][optim][cuda_graph]") {
+  check_against_own(torch::kCPU);
+}
+
+TEST_CASE("GPU: the capturable step's fused kernels move the parameters as the optimizer's own step does",
+          "[train][optim][cuda_graph][gpu]") {
+  if (!torch::cuda::is_available()) {
+    WARN("SKIPPED: needs a CUDA GPU");
+    return;
+  }
+  check_against_own(torch::kCUDA);
+  check_skips(torch::kCUDA);
 }
 
 TEST_CASE("after store_state the optimizer's own step takes over where the capturable one left off",
@@ -131,42 +189,7 @@ TEST_CASE("after store_state the optimizer's own step takes over where the captu
 
 TEST_CASE("a step flagged as skipped changes nothing, and the steps around it are the optimizer's own",
           "[train][optim][cuda_graph]") {
-  // fp16 loss scaling's device flag: every fourth step's gradients
-  // overflowed. The optimizer's own side simply does not step then.
-  const torch::Tensor skip = torch::tensor(1.0, torch::kFloat64), take = torch::tensor(0.0, torch::kFloat64);
-  for (const Case& c : kCases) {
-    INFO(name_of(c));
-    Problem own(c), capturable(c);
-    CapturableStep step(*capturable.optimizer);
-    for (int t = 1; t <= 30; ++t) {
-      const bool overflow = t % 4 == 1;  // the very first step too: no state made yet
-      own.gradients(t);
-      capturable.gradients(t);
-      step.set_learning_rates({rate(t), rate(t) * 0.5});
-      if (overflow) {
-        capturable.params[0].mutable_grad()[0][0] = std::numeric_limits<float>::infinity();
-        capturable.params[1].mutable_grad()[1] = std::numeric_limits<float>::quiet_NaN();
-        std::vector<torch::Tensor> before;
-        for (const auto& p : capturable.params) before.push_back(p.detach().clone());
-        step.step(skip);
-        for (size_t i = 0; i < before.size(); ++i) CHECK(torch::equal(before[i], capturable.params[i]));
-        continue;
-      }
-      set_learning_rate(*own.optimizer, rate(t), {1.0, 0.5});
-      own.optimizer->step();
-      step.step(take);
-    }
-    require_close(own, capturable, "after 30 steps, 8 of them skipped");
-    // The step counts are the taken steps', as the optimizer's own.
-    step.store_state();
-    own.gradients(31);
-    capturable.gradients(31);
-    set_learning_rate(*own.optimizer, rate(31), {1.0, 0.5});
-    set_learning_rate(*capturable.optimizer, rate(31), {1.0, 0.5});
-    own.optimizer->step();
-    capturable.optimizer->step();
-    require_close(own, capturable, "after a 31st step by the optimizer itself");
-  }
+  check_skips(torch::kCPU);
 }
 
 TEST_CASE("the capturable step names what it cannot take", "[train][optim][cuda_graph]") {
