@@ -5,16 +5,19 @@
 # the timings clean:
 #   1. trainer built as the GPU check builds it (--build-only);
 #   2. the tests built in the background, at the lowest CPU priority, while
-#      the GPU measures the rows that are bound by the GPU: the deblurring
-#      generator against the eager Python loop, the fused kernels against
-#      LibTorch's layers, the real run's data wait, the Python loop through
-#      torch.compile (gpu_rows.sh deblur, fused, datawait, compile);
-#   3. the full deblurring config trained as shipped (deblur_goal.sh) with
-#      the GPU tests beside it: neither is a timing;
-#   4. the epochs of the two small experiments against the eager Python loop
-#      (gpu_rows.sh epochs), alone on the machine: they are bound by the host;
-#   5. the deblurring tutorial's ladder on the full config
-#      (pipeline_ladder.sh --device gpu).
+#      the GPU measures the rows that are bound by the GPU (gpu_rows.sh
+#      sections, LEASE_ROWS; default deblur,nhwc,kernels,datawait: the
+#      deblurring generator against the eager Python loop, channels-last
+#      with trainer's kernels against the defaults, the step's kernels
+#      profiled, the real run's data wait; fused and compile may be added);
+#   3. the epochs of the two small experiments against the eager Python loop
+#      (gpu_rows.sh epochs), alone on the machine once the tests are built:
+#      they are bound by the host;
+#   4. the full deblurring config trained as shipped (deblur_goal.sh, plus
+#      GOAL_ARGS, e.g. "--set optimizer.lr=0.0005 --set train.epochs=100")
+#      with the GPU tests beside it: neither is a timing;
+#   5. with LEASE_LADDER=1, the deblurring tutorial's ladder on the full
+#      config (pipeline_ladder.sh --device gpu).
 # Each step's output goes to LOGS/NN-name.log and its start and end to
 # LOGS/progress.log; the goal run's small files (run.json, metrics.jsonl,
 # samples) to LOGS/goal-run/ and its report to LOGS/goal-report.html. LOGS/DONE marks the end. A lease that ends
@@ -68,18 +71,22 @@ nice -n 19 cmake --build build-gpu -j"$(nproc)" >"$tests_log" 2>&1 &
 tests_build=$!
 
 rows() { GPU_ROWS=$1 scripts/bench/gpu_rows.sh "$trainer" "$python" "$repeats"; }
-step rows-deblur rows deblur
-step rows-fused rows fused
-step rows-datawait rows datawait
-step rows-compile rows compile
+IFS=, read -r -a gpu_bound <<<"${LEASE_ROWS:-deblur,nhwc,kernels,datawait}"
+for section in "${gpu_bound[@]}"; do step "rows-$section" rows "$section"; done
 
-# The goal run beside the GPU tests, once the tests are built.
+# The host-bound epochs next, alone: the test build is done by then (it is
+# waited for), and the goal's training has not started.
+if wait "$tests_build"; then note "build-tests: passed"; else note "build-tests: FAILED ($tests_log)"; fi
+step rows-epochs rows epochs
+
+# The goal run beside the GPU tests: neither is a timing.
 next_step_log goal
 goal_log=$step_log
 note "goal: started in the background"
-TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 >"$goal_log" 2>&1 &
+# shellcheck disable=SC2086  # GOAL_ARGS: words
+TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 ${GOAL_ARGS:-} \
+  >"$goal_log" 2>&1 &
 goal=$!
-if wait "$tests_build"; then note "build-tests: passed"; else note "build-tests: FAILED ($tests_log)"; fi
 step gpu-tests ctest --test-dir build-gpu --output-on-failure --no-tests=error -j4 -R "NCCL|GPU|gpu"
 if wait "$goal"; then note "goal: passed"; else note "goal: FAILED ($goal_log)"; fi
 run_dir=$(sed -n 's/^run directory: //p' "$goal_log")
@@ -90,7 +97,9 @@ if [ -n "$run_dir" ] && [ -d "$run_dir" ]; then
   (cd "$run_dir" && find . -type f -size -4M ! -name '*.pt' -print0 | xargs -0 -r cp --parents -t "$logs/goal-run")
 fi
 
-step rows-epochs rows epochs
-step ladder env TRAINER="$trainer" scripts/bench/pipeline_ladder.sh --config configs/deblur_resnet.yaml --device gpu --repeats 1
+if [ "${LEASE_LADDER:-0}" = 1 ]; then
+  step ladder env TRAINER="$trainer" scripts/bench/pipeline_ladder.sh --config configs/deblur_resnet.yaml --device gpu \
+    --repeats 1
+fi
 note "done"
 touch "$logs/DONE"

@@ -11,11 +11,13 @@ graphs.
 
 Usage: python3 gpu_peers.py reuters  PRECISION EPOCHS CORPUS_DIR
        python3 gpu_peers.py fashion  PRECISION EPOCHS
-       python3 gpu_peers.py deblur   PRECISION STEPS [compile]
+       python3 gpu_peers.py deblur   PRECISION STEPS [compile|profile]
 PRECISION: fp32 or bf16 (autocast, fp32 weights, as trainer's precision).
 compile: the deblurring model through torch.compile (its default mode),
 the figure the CUDA-graph goal is held to; compiling happens in the
-warm-up steps, which are not timed.
+warm-up steps, which are not timed. profile: after the timed steps, 10
+more under torch.profiler, and the device's kernels by their time on it
+(the table trainer's profile_top_ops.py prints for a trainer run).
 reuters and fashion print one line per epoch: epoch, seconds of its training
 steps, samples/s, mean loss. deblur prints: steps, seconds, images/s, after
 five warm-up steps. Fashion-MNIST is read as pytorch_reference.py reads it
@@ -105,7 +107,19 @@ class DeblurGenerator(nn.Module):
         return x + self.correction(full + up)
 
 
-def deblur(precision, steps, device, compiled=False):
+def profile_steps(step, steps=10):
+    """The device's kernels over `steps` more steps, by their total time."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as recording:
+        for i in range(steps):
+            step(i)
+        torch.cuda.synchronize()
+    averages = recording.key_averages()
+    key = "self_device_time_total" if hasattr(averages[0], "self_device_time_total") else "self_cuda_time_total"
+    print(averages.table(sort_by=key, row_limit=30, max_name_column_width=90), flush=True)
+
+
+def deblur(precision, steps, device, compiled=False, profiled=False):
     model = DeblurGenerator().to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     forward = torch.compile(model) if compiled else model
@@ -133,6 +147,8 @@ def deblur(precision, steps, device, compiled=False):
     torch.cuda.synchronize()
     seconds = time.perf_counter() - start
     print(f"{steps} {seconds:.3f} {steps * 8 / seconds:.1f}", flush=True)
+    if profiled:
+        profile_steps(step)
 
 
 def main():
@@ -143,7 +159,7 @@ def main():
     torch.manual_seed(0)
     device = torch.device("cuda")
     if which == "deblur":
-        deblur(precision, count, device, compiled=sys.argv[4:5] == ["compile"])
+        deblur(precision, count, device, compiled=sys.argv[4:5] == ["compile"], profiled=sys.argv[4:5] == ["profile"])
         return
     if which == "fashion":
         x, y, model, optimizer, batch = pytorch_reference.fashion()

@@ -17,19 +17,24 @@
 #      against channels-last (layout); the Python loop through torch.compile
 #      beside trainer's graphed steps, bf16, once (compile); a real two-epoch
 #      run's data wait with
-#      the degradation on the GPU and on the CPU (datawait); and, only when
-#      named, the full config trained as shipped against the identity
-#      baseline (goal: scripts/bench/deblur_goal.sh). All need the photos in
-#      data/deblur-photos;
-#   4. where a GPU step's host time goes (step_profile.sh on gpu:0; the
-#      legacy profiler sees launches, not kernels).
+#      the degradation on the GPU and on the CPU (datawait); channels-last
+#      with every instance norm in trainer's channel-tiled kernels against
+#      the defaults (NCHW, LibTorch's layers), eager and graphed (nhwc);
+#      where the step's GPU time goes, kernel by kernel, in the Python loop
+#      (torch.profiler), in trainer's eager and channels-last steps, and in
+#      a graphed Reuters step (train.profile, Kineto) (kernels); and, only when named, the
+#      full config trained as shipped against the identity baseline (goal:
+#      scripts/bench/deblur_goal.sh, GOAL_ARGS: more --set for it). All
+#      need the photos in data/deblur-photos;
+#   4. where a GPU step's host time goes (step_profile.sh on gpu:0).
 # Reuters needs $TRAINER_DATA_DIR/reuters21578; Fashion-MNIST is read from
 # $TRAINER_DATA_DIR/fashion-mnist or the Debian package's folder.
 #
 # Usage: scripts/bench/gpu_rows.sh [TRAINER] [PYTHON] [REPEATS] [EPOCHS]
 #   (defaults: build-gpu/trainer python3 2 2)
 # GPU_ROWS=deblur,fused,epochs (any of matmul, epochs, deblur, compile,
-# fused, layout, datawait, goal, profile; default all but goal) runs those
+# fused, layout, nhwc, kernels, datawait, goal, profile; default all but
+# goal) runs those
 # sections only, in that order: a short lease measures what it must first.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -42,7 +47,7 @@ epochs=${4:-2}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 data=${TRAINER_DATA_DIR:-}
-sections=${GPU_ROWS:-matmul,epochs,deblur,compile,fused,layout,datawait,profile}
+sections=${GPU_ROWS:-matmul,epochs,deblur,compile,fused,layout,nhwc,kernels,datawait,profile}
 want() { [[ ",$sections," == *",$1,"* ]]; }
 
 json_gflops() { "$python" -c 'import json, sys; print(json.load(sys.stdin)["results"][0]["gflops"])'; }
@@ -78,11 +83,14 @@ images_per_second() {
     "$python" -c 'import json, sys; print(json.load(sys.stdin)["samples_per_second"])'
 }
 
-# eager_and_graphed PRECISION: the generator's `trainer bench FILE` (30 steps
-# after 5): images/s of its eager steps, then of the same steps replaying a
-# CUDA graph (0 where the step could not be captured).
+# eager_and_graphed PRECISION [--set KEY=VALUE ...]: the generator's `trainer
+# bench FILE` (30 steps after 5): images/s of its eager steps, then of the
+# same steps replaying a CUDA graph (0 where the step could not be captured).
 eager_and_graphed() {
-  "$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set "precision=$1" --log-level warn |
+  local precision=$1
+  shift
+  "$trainer" bench configs/deblur_resnet.yaml --steps 30 --warmup 5 --json --set "precision=$precision" \
+    --log-level warn "$@" |
     "$python" -c 'import json, sys
 r = json.load(sys.stdin)
 print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"])'
@@ -186,6 +194,59 @@ if $photos && want layout; then
   done
 fi
 
+if $photos && want nhwc; then
+  echo
+  echo "== deblurring generator, batch 8 on gpu:0, images/s of trainer bench FILE (30 steps after 5), alternated:"
+  echo "   channels-last with every instance norm in trainer's channel-tiled kernels (gpu.channels_last and"
+  echo "   gpu.fused_kernels true) against the defaults (NCHW, LibTorch's layers); eager steps, and graphed"
+  printf '%-9s %-6s %10s %10s %10s %10s %12s %14s\n' precision repeat NCHW graphed last graphed last/NCHW \
+    graphed-ratio
+  for repeat in $(seq "$repeats"); do
+    for precision in fp32 bf16; do
+      read -r e g <<<"$(eager_and_graphed "$precision")"
+      read -r le lg <<<"$(eager_and_graphed "$precision" --set gpu.channels_last=true --set gpu.fused_kernels=true)"
+      printf '%-9s %-6s %10.1f %10.1f %10.1f %10.1f %12s %14s\n' "$precision" "$repeat" "${e:-0}" "${g:-0}" \
+        "${le:-0}" "${lg:-0}" "$(ratio "$le" "$e")" "$(ratio "$lg" "$g")"
+    done
+  done
+fi
+
+if $photos && want kernels; then
+  echo
+  echo "== where the deblurring step's GPU time goes, bf16, kernel by kernel over 10 steps"
+  echo "-- the eager Python loop (gpu_peers.py deblur bf16 10 profile; torch.profiler)"
+  "$python" scripts/bench/gpu_peers.py deblur bf16 10 profile || echo "the Python loop's profile failed"
+  # Eager steps: a graphed step's kernels are the same, and its trace shows
+  # the replays rather than the operators.
+  for variant in "eager:train.cuda_graph=off" \
+    "channels-last-fused:train.cuda_graph=off gpu.channels_last=true gpu.fused_kernels=true"; do
+    name=${variant%%:*}
+    sets=()
+    for setting in ${variant#*:}; do sets+=(--set "$setting"); done
+    echo "-- trainer, $name steps (train.profile: the second epoch's first 10 steps)"
+    reference_run "$trainer" deblur_resnet "$out/runs" "profile-$name" --set precision=bf16 --set train.epochs=2 \
+      --set data.patches_per_image=4 --set "train.profile={epoch: 2, steps: 10}" "${sets[@]}" &&
+      "$python" scripts/bench/profile_top_ops.py "$out/runs/deblur_resnet/profile-$name/profile-2.json" 15 ||
+      echo "trainer's $name profile failed"
+  done
+fi
+
+# The Reuters step, kernel by kernel: whether a graphed epoch waits for the
+# device (its kernels fill the step) or for the host.
+if want kernels; then
+  for experiment in reuters_conv1d; do
+    [ "$experiment" = reuters_conv1d ] && [ ! -d "$data/reuters21578" ] && continue
+    for graph in auto; do
+      echo
+      echo "-- trainer, $experiment, train.cuda_graph $graph, fp32 (train.profile: the second epoch's first 50 steps)"
+      reference_run "$trainer" "$experiment" "$out/runs" "profile-$graph" --set devices=gpu:0 --set train.epochs=2 \
+        --set "train.cuda_graph=$graph" --set "train.profile={epoch: 2, steps: 50}" &&
+        "$python" scripts/bench/profile_top_ops.py "$out/runs/$experiment/profile-$graph/profile-2.json" 10 ||
+        echo "trainer's $experiment profile failed"
+    done
+  done
+fi
+
 if $photos && want datawait; then
   echo
   echo "== the real deblurring run on gpu:0 in bf16 (2 epochs): data wait, share of the training steps,"
@@ -202,7 +263,8 @@ fi
 if $photos && want goal; then
   echo
   echo "== the full deblurring config on gpu:0 as shipped, against the identity baseline (scripts/bench/deblur_goal.sh)"
-  TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 ||
+  # shellcheck disable=SC2086  # GOAL_ARGS: words, e.g. --set optimizer.lr=0.0005
+  TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 ${GOAL_ARGS:-} ||
     echo "the deblurring goal's run failed"
 fi
 
