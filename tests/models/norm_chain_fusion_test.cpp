@@ -55,6 +55,24 @@ std::vector<torch::Tensor> forward_and_gradients(Model& model, const torch::Tens
   return all;
 }
 
+// A fused model's output and gradients (forward_and_gradients) against the
+// plain model's: the output within float rounding, the gradients in norm.
+// Both models round differently (the loops sum in double, LibTorch in
+// float), so a ReLU whose input lies within rounding of zero can take the
+// other branch in one of them: invisible in the values (the branches meet
+// at zero), it moved gradients by up to 2 % in norm over 16 images tried. A
+// wrongly fused chain moves them by far more; the kernels' own gradients
+// are held to 1e-4 in tests/fused.
+void check_matches_plain(const std::vector<torch::Tensor>& fused, const std::vector<torch::Tensor>& expected) {
+  REQUIRE(fused.size() == expected.size());
+  CHECK((fused[0] - expected[0]).abs().max().item<double>() < 1e-5);
+  for (size_t i = 1; i < fused.size(); ++i) {
+    const double scale = std::max(1.0, expected[i].norm().item<double>());
+    INFO("gradient " << i << " of shape " << expected[i].sizes() << ", norm " << expected[i].norm().item<double>());
+    CHECK((fused[i] - expected[i]).norm().item<double>() < 0.05 * scale);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the DeblurGAN generator's norm chains are fused: 14 of its 23 instance norms", "[models][fused]") {
@@ -117,19 +135,7 @@ TEST_CASE("a fused model computes what the unfused one does: the CPU reference l
         CHECK(chain->fused_passes == 1);
       }
   CHECK(chains == 14);
-  REQUIRE(fused.size() == expected.size());
-  CHECK((fused[0] - expected[0]).abs().max().item<double>() < 1e-5);
-  // The gradients in norm. Both models round differently (the loops sum in
-  // double, LibTorch in float), so a ReLU whose input lies within rounding
-  // of zero can take the other branch in one of them: invisible in the
-  // values (the branches meet at zero), it moved gradients by up to 2 % in
-  // norm over 16 images tried. A wrongly fused chain moves them by far more;
-  // the kernels' own gradients are held to 1e-4 in tests/fused.
-  for (size_t i = 1; i < fused.size(); ++i) {
-    const double scale = std::max(1.0, expected[i].norm().item<double>());
-    INFO("gradient " << i << " of shape " << expected[i].sizes() << ", norm " << expected[i].norm().item<double>());
-    CHECK((fused[i] - expected[i]).norm().item<double>() < 0.05 * scale);
-  }
+  check_matches_plain(fused, expected);
   // Training, dropout included: on the CPU the fused modules run LibTorch's
   // layers, drawing the same masks from the same seed.
   plain.train_mode();
@@ -159,15 +165,7 @@ TEST_CASE("channels-last, all 23 of the DeblurGAN generator's norms are fused, a
     if (!node.modules.empty())
       if (auto chain = std::dynamic_pointer_cast<FusedNormChainImpl>(node.modules[0].ptr())) passes += chain->fused_passes;
   CHECK(passes == 23);
-  REQUIRE(got.size() == expected.size());
-  CHECK((got[0] - expected[0]).abs().max().item<double>() < 1e-5);
-  // Gradients in norm, as in the NCHW test above (a ReLU within rounding of
-  // zero may take the other branch).
-  for (size_t i = 1; i < got.size(); ++i) {
-    const double scale = std::max(1.0, expected[i].norm().item<double>());
-    INFO("gradient " << i << " of shape " << expected[i].sizes());
-    CHECK((got[i] - expected[i]).norm().item<double>() < 0.05 * scale);
-  }
+  check_matches_plain(got, expected);
 }
 
 TEST_CASE("chains are fused only where the norm's output goes to the next layer alone, and not when frozen",
