@@ -85,7 +85,9 @@ images_per_second() {
 
 # eager_and_graphed PRECISION [--set KEY=VALUE ...]: the generator's `trainer
 # bench FILE` (30 steps after 5): images/s of its eager steps, then of the
-# same steps replaying a CUDA graph (0 where the step could not be captured).
+# same steps replaying a CUDA graph (0 where the step could not be captured),
+# then the eager steps' data phase in percent (on a GPU the batches' blurs
+# and noise, data.degrade.on_device, which the Python loop does not do).
 eager_and_graphed() {
   local precision=$1
   shift
@@ -93,7 +95,9 @@ eager_and_graphed() {
     --log-level warn "$@" |
     "$python" -c 'import json, sys
 r = json.load(sys.stdin)
-print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"])'
+phases = r["seconds"]
+print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"],
+      100 * phases["data"] / max(sum(phases.values()), 1e-12))'
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'; }
@@ -137,13 +141,15 @@ if $photos && want deblur; then
   echo "== deblurring generator, batch 8 on gpu:0, images/s: trainer bench FILE (30 steps after 5) against the eager"
   echo "   Python loop (gpu_peers.py deblur, 30 steps after 5), alternated"
   echo "   (trainer: eager steps, then the same steps replaying a CUDA graph)"
-  printf '%-9s %-6s %10s %10s %10s %16s %16s\n' precision repeat trainer graphed python trainer/python graphed/python
+  echo "   (data %: the share of trainer's eager step that is the batch's blurs and noise on the GPU)"
+  printf '%-9s %-6s %10s %10s %10s %16s %16s %8s\n' precision repeat trainer graphed python trainer/python \
+    graphed/python "data %"
   for repeat in $(seq "$repeats"); do
     for precision in fp32 bf16; do
       p=$("$python" scripts/bench/gpu_peers.py deblur "$precision" 30 | awk '{ print $3 }')
-      read -r t g <<<"$(eager_and_graphed "$precision")"
-      printf '%-9s %-6s %10.1f %10.1f %10.1f %16s %16s\n' "$precision" "$repeat" "$t" "$g" "$p" "$(ratio "$t" "$p")" \
-        "$(ratio "$g" "$p")"
+      read -r t g d <<<"$(eager_and_graphed "$precision")"
+      printf '%-9s %-6s %10.1f %10.1f %10.1f %16s %16s %8.1f\n' "$precision" "$repeat" "$t" "$g" "$p" \
+        "$(ratio "$t" "$p")" "$(ratio "$g" "$p")" "${d:-0}"
     done
   done
 fi
@@ -157,7 +163,7 @@ if $photos && want compile; then
     graphed/python
   c=$("$python" scripts/bench/gpu_peers.py deblur bf16 30 compile | tail -1 | awk '{ print $3 }')
   p=$("$python" scripts/bench/gpu_peers.py deblur bf16 30 | awk '{ print $3 }')
-  read -r t g <<<"$(eager_and_graphed bf16)"
+  read -r t g _ <<<"$(eager_and_graphed bf16)"
   printf '%-9s %10.1f %10.1f %10.1f %10.1f %16s %16s\n' bf16 "${c:-0}" "${p:-0}" "$g" "$t" "$(ratio "$g" "$c")" \
     "$(ratio "$g" "$p")"
 fi
@@ -203,8 +209,8 @@ if $photos && want nhwc; then
     graphed-ratio
   for repeat in $(seq "$repeats"); do
     for precision in fp32 bf16; do
-      read -r e g <<<"$(eager_and_graphed "$precision")"
-      read -r le lg <<<"$(eager_and_graphed "$precision" --set gpu.channels_last=true --set gpu.fused_kernels=true)"
+      read -r e g _ <<<"$(eager_and_graphed "$precision")"
+      read -r le lg _ <<<"$(eager_and_graphed "$precision" --set gpu.channels_last=true --set gpu.fused_kernels=true)"
       printf '%-9s %-6s %10.1f %10.1f %10.1f %10.1f %12s %14s\n' "$precision" "$repeat" "${e:-0}" "${g:-0}" \
         "${le:-0}" "${lg:-0}" "$(ratio "$le" "$e")" "$(ratio "$lg" "$g")"
     done
