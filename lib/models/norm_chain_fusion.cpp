@@ -26,6 +26,14 @@ torch::Tensor FusedNormChainImpl::forward(const torch::Tensor& x) {
   return y;
 }
 
+torch::Tensor LayoutKeepingPadImpl::forward(const torch::Tensor& x) {
+  if ((x.is_cuda() || pad_on_cpu) && reflection_pad_unfit(x, pad).empty()) {
+    ++own_passes;
+    return reflection_pad(x, pad);
+  }
+  return F::pad(x, F::PadFuncOptions({pad[2], pad[3], pad[0], pad[1]}).mode(torch::kReflect));
+}
+
 namespace {
 
 // Whether node `i` is one of `role`, with one module, read by node i + 1
@@ -115,6 +123,21 @@ int fuse_norm_chains(Model& model, bool fuse_on_cpu, bool lone_norms) {
     for (size_t k : chain.absorbed) model.net->replace(k, 0, torch::nn::AnyModule(torch::nn::Identity()));
   }
   return static_cast<int>(chains.size());
+}
+
+int keep_layout_in_paddings(Model& model, bool pad_on_cpu) {
+  int replaced = 0;
+  const auto& nodes = model.net->nodes();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const GraphNode& node = nodes[i];
+    // A padding a chain took is an identity now.
+    if (node.role.kind != NodeRole::kReflectionPadding || node.modules.size() != 1 ||
+        !std::dynamic_pointer_cast<SpatialPadImpl>(node.modules[0].ptr()))
+      continue;
+    model.net->replace(i, 0, torch::nn::AnyModule(LayoutKeepingPad(node.role.pad, pad_on_cpu)));
+    ++replaced;
+  }
+  return replaced;
 }
 
 }  // namespace trainer

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "fused/norm_chain.h"
+#include "fused/reflection_pad.h"
 #include "models/layers.h"
 #include "models/model.h"
 
@@ -24,6 +25,23 @@ struct FusedNormChainImpl : DeviceGroupNormImpl {
   int64_t fused_passes = 0;  // forward passes that ran the fused kernels (the rest: LibTorch's layers)
 };
 TORCH_MODULE(FusedNormChain);
+
+// A reflection padding that keeps a channels-last input so
+// (fused/reflection_pad.h), on CUDA, and on the CPU only when asked (the
+// tests); elsewhere, and for inputs its kernels do not take, LibTorch's.
+struct LayoutKeepingPadImpl : torch::nn::Module {
+  LayoutKeepingPadImpl(const std::array<int64_t, 4>& sides, bool cpu) : pad(sides), pad_on_cpu(cpu) {}
+  torch::Tensor forward(const torch::Tensor& x);
+  std::array<int64_t, 4> pad;  // top, bottom, left, right
+  bool pad_on_cpu;
+  int64_t own_passes = 0;  // forward passes that ran trainer's kernels
+};
+TORCH_MODULE(LayoutKeepingPad);
+
+// Replaces each reflection padding that no chain took with a
+// LayoutKeepingPad; returns how many. For channels-last models, where
+// LibTorch's CUDA padding returns NCHW.
+int keep_layout_in_paddings(Model& model, bool pad_on_cpu = false);
 
 // Fuses every chain of `model` it can; returns how many. Frozen layers are
 // left as they are. `lone_norms`: norms that nothing follows into the chain

@@ -43,10 +43,14 @@ void fuse_for_gpu(Model& model, const GpuConfig& gpu) {
     return;
   }
   const int chains = fuse_norm_chains(model, /*fuse_on_cpu=*/false, lone_norms);
+  // Channels-last, the paddings no chain took keep the layout too.
+  const int paddings = lone_norms ? keep_layout_in_paddings(model) : 0;
   if (chains > 0)
     log().info("fused kernels: {} run with the ReLU, dropout and reflection padding after them as one CUDA kernel "
                "each way{} (gpu.fused_kernels)", count_of(chains, "instance norm"),
-               lone_norms ? ", channels-last" : "");
+               lone_norms ? ", channels-last, and " + count_of(paddings, "other reflection padding") +
+                                " in trainer's layout-keeping kernels"
+                          : "");
 }
 
 // Whether a model built for `a` fits data described by `b`.

@@ -168,6 +168,27 @@ TEST_CASE("channels-last, all 23 of the DeblurGAN generator's norms are fused, a
   check_matches_plain(got, expected);
 }
 
+TEST_CASE("channels-last, the DeblurGAN generator's paddings that no chain takes keep the layout, values unchanged",
+          "[fused][models]") {
+  Model plain = deblur_generator();
+  Model kept = deblur_generator();
+  REQUIRE(fuse_norm_chains(kept, /*fuse_on_cpu=*/true, /*lone_norms=*/true) == 23);
+  // The input's, and each residual block's first (it follows the previous
+  // block's sum, not a norm); the chains took the other 10.
+  CHECK(keep_layout_in_paddings(kept, /*pad_on_cpu=*/true) == 10);
+  CHECK(keep_layout_in_paddings(kept, /*pad_on_cpu=*/true) == 0);  // nothing left
+  plain.net->eval();
+  kept.net->eval();
+  torch::NoGradGuard no_grad;
+  const torch::Tensor image = torch::rand({2, 3, 32, 32}) * 2 - 1;
+  CHECK((kept.forward(image) - plain.forward(image)).abs().max().item<double>() < 1e-5);
+  int64_t passes = 0;
+  for (const auto& node : kept.net->nodes())
+    if (!node.modules.empty())
+      if (auto pad = std::dynamic_pointer_cast<LayoutKeepingPadImpl>(node.modules[0].ptr())) passes += pad->own_passes;
+  CHECK(passes == 10);
+}
+
 TEST_CASE("chains are fused only where the norm's output goes to the next layer alone, and not when frozen",
           "[models][fused]") {
   // How many chains the pass fuses in a model of a 3x3 convolution and `rest`.
