@@ -39,4 +39,9 @@ class CudaGraph {
 // Whether this build can capture at all (a CUDA LibTorch).
 bool cuda_graphs_built();
 
+// Whether GPU `device_index`'s current stream is capturing a graph now (false
+// in a build without CUDA): what is allocated and copied then belongs to
+// the graph and runs again at every replay.
+bool stream_capturing(int device_index);
+
 }  // namespace trainer

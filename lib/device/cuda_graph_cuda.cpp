@@ -6,6 +6,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGraphsC10Utils.h>
 #include <c10/cuda/CUDAGuard.h>
 
 #include <stdexcept>
@@ -65,5 +66,10 @@ void CudaGraph::replay() {
 }
 
 bool cuda_graphs_built() { return true; }
+
+bool stream_capturing(int device_index) {
+  const c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_index));
+  return c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None;
+}
 
 }  // namespace trainer

@@ -17,4 +17,6 @@ void CudaGraph::replay() { throw std::runtime_error("this LibTorch has no CUDA")
 
 bool cuda_graphs_built() { return false; }
 
+bool stream_capturing(int) { return false; }
+
 }  // namespace trainer

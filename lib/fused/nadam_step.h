@@ -24,10 +24,6 @@ struct NadamHyper {
 // Whether this build has the CUDA kernels (configured with CUDA).
 bool nadam_step_cuda_compiled();
 
-// Whether `device`'s current stream is capturing a CUDA graph (false off
-// CUDA): what is allocated and copied then belongs to the graph.
-bool capturing_on(const torch::Device& device);
-
 // One step of float32 CUDA `params` (dense, each with its gradient and
 // moments laid out alike). `steps`: (P) float64, `mu_products`: (P)
 // float32, `coefficients`: (P, 3) float64 scratch, `lr`: a float64 scalar,

@@ -1,6 +1,5 @@
 // The kernels of fused/nadam_step.h.
 #include <ATen/cuda/CUDAContext.h>
-#include <c10/cuda/CUDAGraphsC10Utils.h>
 #include <c10/cuda/CUDAGuard.h>
 
 #include <algorithm>
@@ -92,12 +91,6 @@ SkipFlag skip_flag(const torch::Tensor& skip) {
 }  // namespace
 
 bool nadam_step_cuda_compiled() { return true; }
-
-bool capturing_on(const torch::Device& device) {
-  if (!device.is_cuda()) return false;
-  const c10::cuda::CUDAGuard guard(device);
-  return c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None;
-}
 
 void nadam_step_cuda(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
                      const std::vector<torch::Tensor>& firsts, const std::vector<torch::Tensor>& seconds,

@@ -8,8 +8,6 @@ namespace trainer {
 
 bool nadam_step_cuda_compiled() { return false; }
 
-bool capturing_on(const torch::Device&) { return false; }
-
 void nadam_step_cuda(const std::vector<torch::Tensor>&, const std::vector<torch::Tensor>&,
                      const std::vector<torch::Tensor>&, const std::vector<torch::Tensor>&, const torch::Tensor&,
                      const torch::Tensor&, const torch::Tensor&, const torch::Tensor&, const NadamHyper&,

@@ -89,19 +89,7 @@ bool norm_chain_cuda_compiled() { return fused::cuda_kernels_compiled(); }
 std::string norm_chain_unfit(const torch::Tensor& x, const NormChainOptions& options) {
   if (x.is_cuda() && !fused::cuda_kernels_compiled()) return "this build has no CUDA kernels";
   if (!x.is_cuda() && !x.is_cpu()) return "the kernels run on CUDA and CPU tensors only";
-  if (x.dim() != 4) return "the input has " + std::to_string(x.dim()) + " dimensions, not 4 (N, C, H, W)";
-  const auto type = x.scalar_type();
-  if (type != at::kFloat && type != at::kHalf && type != at::kBFloat16 && type != at::kDouble)
-    return std::string("the input is ") + c10::toString(type);
-  if (x.numel() == 0) return "the input is empty";
-  if (std::max(options.pad[0], options.pad[1]) >= x.size(2) || std::max(options.pad[2], options.pad[3]) >= x.size(3))
-    return "the reflection padding is not smaller than the input";
-  // The kernels index in 32 bits: the NCHW ones within a plane, the
-  // channels-last ones within the whole padded output.
-  const int64_t padded_plane =
-      (x.size(2) + options.pad[0] + options.pad[1]) * (x.size(3) + options.pad[2] + options.pad[3]);
-  if (padded_plane * x.size(0) * x.size(1) >= (int64_t{1} << 31)) return "a tensor of 2^31 elements or more";
-  return "";
+  return fused::padded_input_unfit(x, options.pad);
 }
 
 }  // namespace trainer

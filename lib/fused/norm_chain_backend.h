@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "fused/norm_chain.h"
 
@@ -28,6 +29,27 @@ inline bool is_channels_last(const at::Tensor& x) {
 inline at::MemoryFormat layout_of(const at::Tensor& x) {
   return is_channels_last(x) ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
 }
+
+// Where a (sample, channel) plane's elements lie in a tensor contiguous in
+// either layout: the CPU loops of the norm chain and of reflection_pad walk
+// planes so.
+struct PlaneAddressing {
+  int64_t channels;
+  bool channels_last;
+  // Where plane `plane` (sample x channels + channel) begins, in a tensor of
+  // `positions` positions a plane.
+  int64_t base(int64_t plane, int64_t positions) const {
+    return channels_last ? (plane / channels) * positions * channels + plane % channels : plane * positions;
+  }
+  // How far apart its elements lie.
+  int64_t step() const { return channels_last ? channels : 1; }
+};
+
+// Why a (N, C, H, W) input padded by `pad` (top, bottom, left, right) is
+// not one the fused kernels take ("" when it is): its rank or type, padding
+// as large as the input, or a padded output of 2^31 elements (the kernels
+// index in 32 bits). norm_chain_unfit and reflection_pad_unfit add their own.
+std::string padded_input_unfit(const at::Tensor& x, const std::array<int64_t, 4>& pad);
 
 struct ChainForward {
   at::Tensor output;  // (N, C, H + top + bottom, W + left + right), in the input's layout

@@ -16,23 +16,15 @@
 namespace trainer::fused {
 namespace {
 
-struct Plane {
-  int64_t channels, height, width, top, bottom, left, right;
-  bool channels_last;
+struct Plane : PlaneAddressing {
+  int64_t height, width, top, bottom, left, right;
   int64_t padded_height() const { return height + top + bottom; }
   int64_t padded_width() const { return width + left + right; }
-  // Where plane `plane` (sample x channels + channel) of a tensor of
-  // `positions` positions a plane begins, and how far apart its elements lie.
-  int64_t base(int64_t plane, int64_t positions) const {
-    if (!channels_last) return plane * positions;
-    return (plane / channels) * positions * channels + plane % channels;
-  }
-  int64_t step() const { return channels_last ? channels : 1; }
 };
 
 Plane plane_of(const at::Tensor& x, const NormChainOptions& options) {
-  return {x.size(1),      x.size(2),      x.size(3),      options.pad[0],
-          options.pad[1], options.pad[2], options.pad[3], is_channels_last(x)};
+  return {{x.size(1), is_channels_last(x)}, x.size(2),      x.size(3),     options.pad[0],
+          options.pad[1],                    options.pad[2], options.pad[3]};
 }
 
 // The per-element tail after normalising: ReLU, then dropout.

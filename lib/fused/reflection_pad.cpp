@@ -13,23 +13,13 @@ using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 using fused::is_channels_last;
 using fused::layout_of;
-
-// A (sample, channel) plane of `x`'s layout: where it begins in a tensor of
-// `positions` positions a plane, and how far apart its elements lie.
-struct Planes {
-  int64_t channels;
-  bool channels_last;
-  int64_t base(int64_t plane, int64_t positions) const {
-    return channels_last ? (plane / channels) * positions * channels + plane % channels : plane * positions;
-  }
-  int64_t step() const { return channels_last ? channels : 1; }
-};
+using fused::PlaneAddressing;
 
 at::Tensor forward_cpu(const at::Tensor& x, const std::array<int64_t, 4>& pad) {
   const int64_t height = x.size(2), width = x.size(3);
   const int64_t padded_height = height + pad[0] + pad[1], padded_width = width + pad[2] + pad[3];
   at::Tensor y = at::empty({x.size(0), x.size(1), padded_height, padded_width}, x.options().memory_format(layout_of(x)));
-  const Planes planes{x.size(1), is_channels_last(x)};
+  const PlaneAddressing planes{x.size(1), is_channels_last(x)};
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "reflection_pad_cpu", [&] {
     const scalar_t* xs = x.data_ptr<scalar_t>();
     scalar_t* ys = y.data_ptr<scalar_t>();
@@ -55,7 +45,7 @@ at::Tensor backward_cpu(const at::Tensor& grad_output, at::IntArrayRef sizes, bo
   const auto layout = channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
   const at::Tensor grad = grad_output.contiguous(layout);
   at::Tensor dx = at::empty(sizes, grad.options().memory_format(layout));
-  const Planes planes{sizes[1], channels_last};
+  const PlaneAddressing planes{sizes[1], channels_last};
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, grad.scalar_type(), "reflection_pad_backward_cpu", [&] {
     const scalar_t* gs = grad.data_ptr<scalar_t>();
     scalar_t* ds = dx.data_ptr<scalar_t>();
@@ -110,14 +100,7 @@ torch::Tensor reflection_pad(const torch::Tensor& x, const std::array<int64_t, 4
 }
 
 std::string reflection_pad_unfit(const torch::Tensor& x, const std::array<int64_t, 4>& pad) {
-  if (x.dim() != 4) return "the input has " + std::to_string(x.dim()) + " dimensions, not 4 (N, C, H, W)";
-  const auto type = x.scalar_type();
-  if (type != at::kFloat && type != at::kHalf && type != at::kBFloat16 && type != at::kDouble)
-    return std::string("the input is ") + c10::toString(type);
-  if (std::max(pad[0], pad[1]) >= x.size(2) || std::max(pad[2], pad[3]) >= x.size(3))
-    return "the reflection padding is not smaller than the input";
-  if (x.size(0) * x.size(1) * (x.size(2) + pad[0] + pad[1]) * (x.size(3) + pad[2] + pad[3]) >= (int64_t{1} << 31))
-    return "a tensor of 2^31 elements or more";
+  if (std::string unfit = fused::padded_input_unfit(x, pad); !unfit.empty()) return unfit;
   if (x.is_cuda()) {
     if (!fused::reflection_pad_cuda_compiled()) return "this build has no CUDA kernels";
     if (x.suggest_memory_format() != at::MemoryFormat::ChannelsLast) return "an NCHW tensor (LibTorch's padding keeps it)";

@@ -130,7 +130,7 @@ int keep_layout_in_paddings(Model& model, bool pad_on_cpu) {
   const auto& nodes = model.net->nodes();
   for (size_t i = 0; i < nodes.size(); ++i) {
     const GraphNode& node = nodes[i];
-    // A padding a chain took is an identity now.
+    // A padding a chain took is an identity now, its role cleared.
     if (node.role.kind != NodeRole::kReflectionPadding || node.modules.size() != 1 ||
         !std::dynamic_pointer_cast<SpatialPadImpl>(node.modules[0].ptr()))
       continue;

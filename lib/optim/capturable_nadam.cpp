@@ -5,6 +5,7 @@
 // tensor a group; the slots keep views of it, so that the per-tensor path
 // (a step where some parameter has no gradient) and store_state() read and
 // write the same numbers.
+#include "device/cuda_graph.h"
 #include "fused/nadam_step.h"
 #include "optim/capturable_step.h"
 #include "optim/nadam.h"
@@ -23,7 +24,7 @@ bool CapturableStep::step_group_nadam(size_t group, const torch::Tensor& skip, s
     const torch::Device device = slots_[members.front()].param.device();
     // Packing copies: inside a capture the copies would be the graph's, run
     // again at every replay. The eager warm-up steps come first.
-    if (!device.is_cuda() || capturing_on(device)) return false;
+    if (!device.is_cuda() || stream_capturing(device.index())) return false;
     packed.tried = true;
     for (size_t i : members) {
       const Slot& slot = slot_of(i, slots_[i].param);

@@ -132,7 +132,6 @@ CapturableStep::Slot& CapturableStep::slot_of(size_t index, const torch::Tensor&
 
 void CapturableStep::step(const torch::Tensor& skip) {
   torch::NoGradGuard no_grad;
-  const torch::Tensor skipped = skip.defined() ? skip.to(torch::kBool) : skip;
   std::vector<bool> stepped(slots_.size(), false);
   if (fused_groups_) {
     const torch::Tensor found_inf = skip.defined() ? skip.to(torch::kFloat32) : skip;
@@ -140,10 +139,14 @@ void CapturableStep::step(const torch::Tensor& skip) {
   } else if (kind_ == Kind::kNadam) {
     for (size_t g = 0; g < rates_.size(); ++g) step_group_nadam(g, skip, stepped);
   }
+  // The flag as a boolean, made only for a tensor left to this path (the
+  // fused kernels read it as it is).
+  torch::Tensor skipped;
   for (size_t i = 0; i < slots_.size(); ++i) {
     const torch::Tensor& param = slots_[i].param;
     if (stepped[i] || !param.grad().defined()) continue;
     Slot& slot = slot_of(i, param);
+    if (skip.defined() && !skipped.defined()) skipped = skip.to(torch::kBool);
     if (!skipped.defined()) {
       update(slot, param.grad());
       continue;
