@@ -27,6 +27,7 @@ BatchFeed::BatchFeed(const TensorDataset& data, std::vector<int64_t> order, Load
   if (device.is_cuda()) {
     options.pin_memory = true;
     copy_stream_ = c10::impl::VirtualGuardImpl(device.type()).getStreamFromGlobalPool(device);
+    if (DeviceTimeline::available(device)) idle_marks_ = std::make_unique<DeviceTimeline>(device);
   }
   loader_ = std::make_unique<BatchLoader>(data, std::move(order), options);
   batch_count_ = loader_->batch_count();
@@ -51,6 +52,10 @@ std::optional<Batch> finished(std::optional<Batch> batch) {
 std::optional<Batch> BatchFeed::next() {
   if (!loader_) return gather_on_device();
   if (!copy_stream_) return finished(loader_->next());
+  if (started_ && !ahead_) return std::nullopt;
+  // A mark left unpaired by an empty epoch is only ever the start of an
+  // interval device_idle_seconds() does not count.
+  if (idle_marks_) idle_marks_->mark();
   if (!started_) {
     started_ = true;
     ahead_ = stage(loader_->next());
@@ -62,6 +67,9 @@ std::optional<Batch> BatchFeed::next() {
   ahead_ = stage(loader_->next());
   const c10::Stream compute = c10::impl::VirtualGuardImpl(device_.type()).getStream(device_);
   current.copied.block(compute);
+  // The batch is ready here; the on-device degradation below is the step's
+  // own work on the GPU, not idle time.
+  if (idle_marks_) idle_marks_->mark();
   // The memory was allocated on the copy stream: the caching allocator must
   // not hand it out again before the step's stream is done with it.
   if (current.batch.inputs.defined()) current.batch.inputs.record_stream(compute);
@@ -69,6 +77,16 @@ std::optional<Batch> BatchFeed::next() {
   if (current.batch.deferred)
     for (const torch::Tensor& tensor : current.batch.deferred->tensors()) tensor.record_stream(compute);
   return finished(std::move(current.batch));
+}
+
+std::optional<double> BatchFeed::device_idle_seconds() {
+  if (!device_.is_cuda() || !DeviceTimeline::available(device_)) return std::nullopt;
+  if (!idle_marks_) return 0.0;
+  // Marks: begin, ready, begin, ready, ...: the even intervals are the calls.
+  const std::vector<double> intervals = idle_marks_->take_intervals();
+  double idle = 0;
+  for (size_t i = 0; i < intervals.size(); i += 2) idle += intervals[i];
+  return idle;
 }
 
 std::optional<BatchFeed::Staged> BatchFeed::stage(std::optional<Batch> host) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "data/dataset.h"
+#include "device/device_timeline.h"
 #include "feed/batch_loader.h"
 
 namespace trainer {
@@ -38,6 +39,18 @@ class BatchFeed {
   int64_t batch_count() const { return batch_count_; }
   // Seconds next() spent blocked, waiting for the loader's threads.
   double wait_seconds() const { return loader_ ? loader_->wait_seconds() : 0.0; }
+  // On a GPU (a CUDA build): the seconds the GPU sat idle for want of a
+  // batch so far, the figure that says whether the input pipeline slows
+  // training there. The host waiting for the loader does not say it: it
+  // runs ahead of the GPU, so a wait often passes while the GPU still works
+  // through the steps queued before. A pair of timing events brackets each
+  // call, one queued as the call begins and one once its batch is ready on
+  // the device (the loader's wait and the copy behind it); the time between
+  // them on the GPU's clock is idle time, and near zero where the GPU was
+  // still busy. Read once the GPU has passed the last mark (an epoch's end:
+  // the loop reads its sums there anyway); the marks are cleared. Batches
+  // gathered on the device never wait: 0. Nothing on a CPU.
+  std::optional<double> device_idle_seconds();
 
  private:
   struct Staged {
@@ -60,6 +73,7 @@ class BatchFeed {
   std::optional<c10::Stream> copy_stream_;
   std::optional<Staged> ahead_;
   bool started_ = false;
+  std::unique_ptr<DeviceTimeline> idle_marks_;  // see device_idle_seconds()
 };
 
 // Whether `data` lives on `device` (a GPU) whole, so that batches are

@@ -18,12 +18,20 @@ namespace {
 // metrics.jsonl keys that are not metrics.
 bool is_bookkeeping(const std::string& key) {
   static const std::set<std::string> keys{"epoch", "lr", "steps", "samples_per_second", "data_wait_fraction",
+                                          "gpu_idle_for_data_fraction",
                                           "timed_steps", "peak_memory_bytes", "loss_scale", "skipped_steps",
                                           "gpu_utilization", "gpu_memory_used_bytes", "gpu_samples",
                                           // train.monitor's verdicts
                                           "improved", "best_epoch", "stopped_early"};
   const bool seconds = key.size() > 8 && key.compare(key.size() - 8, 8, "_seconds") == 0;
   return keys.count(key) > 0 || seconds;
+}
+
+bool any_epoch_has(const std::vector<RunFiles>& runs, const std::string& key) {
+  return std::any_of(runs.begin(), runs.end(), [&](const RunFiles& run) {
+    return std::any_of(run.epochs.begin(), run.epochs.end(),
+                       [&](const NumberRecord& epoch) { return epoch.count(key) > 0; });
+  });
 }
 
 // Metric names in order of first appearance, train names only ("loss", "accuracy").
@@ -228,15 +236,15 @@ std::string render_report(const std::vector<RunFiles>& runs) {
   html += render_svg(charts.per_run("training samples/s", "epoch", "samples/s", "epoch", "samples_per_second", false));
   html += render_svg(charts.per_run("waiting for data", "epoch", "% of training time", "epoch", "data_wait_fraction",
                                     false, 100.0));
+  // GPU runs: what of that wait left the GPU idle (the host runs ahead of it).
+  if (any_epoch_has(runs, "gpu_idle_for_data_fraction"))
+    html += render_svg(charts.per_run("GPU idle for want of data", "epoch", "% of training time", "epoch",
+                                      "gpu_idle_for_data_fraction", false, 100.0));
   for (size_t i = 0; i < runs.size(); ++i) html += render_svg(charts.step_split(i));
   html += render_svg(charts.per_run("peak memory", "epoch", "MiB", "epoch", "peak_memory_bytes", false,
                                     1.0 / (1024.0 * 1024.0)));
   // GPU runs with NVML: the card's utilisation and memory, as nvtop shows them.
-  const bool gpu = std::any_of(runs.begin(), runs.end(), [](const RunFiles& run) {
-    return std::any_of(run.epochs.begin(), run.epochs.end(),
-                       [](const NumberRecord& epoch) { return epoch.count("gpu_utilization") > 0; });
-  });
-  if (gpu) {
+  if (any_epoch_has(runs, "gpu_utilization")) {
     html += render_svg(charts.per_run("GPU utilisation", "epoch", "% of time busy", "epoch", "gpu_utilization", false));
     html += render_svg(charts.per_run("GPU memory used (all processes)", "epoch", "MiB", "epoch",
                                       "gpu_memory_used_bytes", false, 1.0 / (1024.0 * 1024.0)));

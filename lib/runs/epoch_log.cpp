@@ -61,6 +61,11 @@ std::string format_metrics_json(const EpochRecord& record) {
   json["data_wait_seconds"] = json_number(record.data_wait_seconds);
   json["data_wait_fraction"] =
       json_number(record.train_seconds > 0 ? record.data_wait_seconds / record.train_seconds : 0.0);
+  if (record.gpu_idle_for_data_seconds) {
+    json["gpu_idle_for_data_seconds"] = json_number(*record.gpu_idle_for_data_seconds);
+    json["gpu_idle_for_data_fraction"] = json_number(
+        record.train_seconds > 0 ? *record.gpu_idle_for_data_seconds / record.train_seconds : 0.0);
+  }
   if (record.timed_steps > 0) {
     const StepTimes& t = record.step_times;
     json["data_seconds"] = json_number(t.data);

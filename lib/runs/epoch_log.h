@@ -7,6 +7,7 @@
 //
 // and the metrics.jsonl line of the same epoch.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,11 @@ struct EpochRecord {
   double seconds = 0;        // the whole epoch, validation included
   double train_seconds = 0;  // the training steps alone
   double samples_per_second = 0;  // training samples / train_seconds
-  double data_wait_seconds = 0;
+  double data_wait_seconds = 0;  // the host blocked, waiting for the loader's next batch
+  // On a GPU: the time the GPU sat idle for want of a batch (the loader's
+  // wait and the copy; feed/batch_feed.h), which is what slows training
+  // there. The host's wait overstates it: the host runs ahead of the GPU.
+  std::optional<double> gpu_idle_for_data_seconds;
   int64_t steps = 0;
   // Runs with dynamic loss scaling: the scale at the epoch's end and the
   // optimizer steps skipped in it (inf/NaN gradients). 0: no loss scaling.

@@ -156,7 +156,7 @@ EpochRecord TrainingLoop::run_epoch(int64_t epoch) {
   if (gpu_monitor_) gpu_monitor_->take();  // what came before the epoch is not its own
   // A resumed epoch goes on counting from its checkpoint's figure.
   if (LossScaler* scaler = precision_.scaler(); scaler && state_.step_in_epoch == 0) scaler->reset_skipped_steps();
-  const double data_wait = train_steps(epoch, record);
+  train_steps(epoch, record);
   // Every rank here, at the same point: the next epoch's loader starts.
   if (epoch < config_.train.epochs)
     next_epoch_ = open_epoch_feed(config_, experiment_.data.train, epoch + 1, 0, batches_per_epoch_,
@@ -187,7 +187,6 @@ EpochRecord TrainingLoop::run_epoch(int64_t epoch) {
   const MonitorVerdict verdict = judge(record);
   record.seconds = clock.seconds();
   record.samples_per_second = static_cast<double>(meters_.samples()) / record.train_seconds;
-  record.data_wait_seconds = data_wait;
 
   const MemoryUsage memory = device_memory_usage(device_);
   record.peak_memory_bytes = memory.peak_bytes;
@@ -212,9 +211,16 @@ EpochRecord TrainingLoop::run_epoch(int64_t epoch) {
   // One line an epoch at the default level, beside its record: time, speed,
   // memory, the monitored figure's verdict, what was saved. The step-time
   // split and the all-reduce (in metrics.jsonl too) are for --log-level debug.
-  std::string line = fmt::format("epoch {}: {:.2f} s ({:.2f} s training), {:.0f} samples/s, data wait {:.2f}%, peak memory {}{}",
+  // On a GPU the host's wait overstates what the input pipeline costs (the
+  // host runs ahead of the GPU): the GPU's idle time for it follows.
+  const std::string gpu_idle =
+      record.gpu_idle_for_data_seconds
+          ? fmt::format(" (GPU idle for it {:.2f}%)", 100.0 * *record.gpu_idle_for_data_seconds / record.train_seconds)
+          : std::string();
+  std::string line = fmt::format("epoch {}: {:.2f} s ({:.2f} s training), {:.0f} samples/s, data wait {:.2f}%{}, peak memory {}{}",
                                  epoch, record.seconds, record.train_seconds, record.samples_per_second,
-                                 100.0 * data_wait / record.train_seconds, format_mib(memory.peak_bytes),
+                                 100.0 * record.data_wait_seconds / record.train_seconds, gpu_idle,
+                                 format_mib(memory.peak_bytes),
                                  memory.budget_bytes > 0 ? " of " + format_mib(memory.budget_bytes) : std::string());
   if (record.timed_steps > 0) log().debug("epoch {}: step time {}", epoch, describe_step_times(record));
   if (reducer_)
@@ -254,7 +260,7 @@ void TrainingLoop::sum_over_ranks(MetricAccumulator& meters) {
   meters.load_state(sums);
 }
 
-double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
+void TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
   int64_t step = 0;
   meters_.reset();
   if (state_.step_in_epoch > 0) {
@@ -340,7 +346,8 @@ double TrainingLoop::train_steps(int64_t epoch, EpochRecord& record) {
     record.graphed = true;
     record.graphed_steps = graphed->replayed_steps() - replayed_before;
   }
-  return loader.wait_seconds();
+  record.data_wait_seconds = loader.wait_seconds();
+  record.gpu_idle_for_data_seconds = loader.device_idle_seconds();
 }
 
 void TrainingLoop::report_step(int64_t epoch, double lr) {

@@ -52,8 +52,8 @@ class TrainingLoop {
  private:
   // training_loop.cpp: epochs and steps.
   EpochRecord run_epoch(int64_t epoch);
-  // Returns the seconds spent waiting for data.
-  double train_steps(int64_t epoch, EpochRecord& record);
+  // The epoch's steps; fills `record`'s step counts and data waits.
+  void train_steps(int64_t epoch, EpochRecord& record);
   // train.cuda_graph: whether the steps are captured, logged; a prevented
   // `on` is a config error. Validation's forward likewise, where the model
   // allows it.

@@ -40,6 +40,8 @@ void TensorBoardLog::on_epoch(const EpochRecord& record, int64_t global_step) {
   scalar("epoch/samples_per_second", record.samples_per_second);
   scalar("epoch/seconds", record.seconds);
   if (record.train_seconds > 0) scalar("epoch/data_wait_fraction", record.data_wait_seconds / record.train_seconds);
+  if (record.train_seconds > 0 && record.gpu_idle_for_data_seconds)
+    scalar("epoch/gpu_idle_for_data_fraction", *record.gpu_idle_for_data_seconds / record.train_seconds);
   if (record.timed_steps > 0 && record.step_times.total() > 0) {
     const StepTimes& t = record.step_times;
     const double total = t.total();

@@ -7,7 +7,8 @@
 // curves share one axis:
 //   step/loss, step/lr, step/samples_per_second, step/loss_scale
 //   epoch/<metrics.jsonl key> (loss, accuracy, val_loss, ...), epoch/epoch,
-//   epoch/lr, epoch/samples_per_second, epoch/seconds, epoch/data_wait_fraction
+//   epoch/lr, epoch/samples_per_second, epoch/seconds, epoch/data_wait_fraction,
+//   epoch/gpu_idle_for_data_fraction (GPU runs)
 //   step_time/<phase> (data, forward, backward, all_reduce, optimizer):
 //     the phase's share of the epoch's step time
 //   memory/peak_mib

@@ -256,13 +256,14 @@ fi
 if $photos && want datawait; then
   echo
   echo "== the real deblurring run on gpu:0 in bf16 (2 epochs): data wait, share of the training steps,"
-  echo "   with the degradation on the GPU (data.degrade.on_device: auto) and on the CPU (false)"
+  echo "   with the degradation on the GPU (data.degrade.on_device: auto) and on the CPU (false); the host's wait"
+  echo "   for the loader, and the GPU's idle time for want of a batch (the figure that costs time on a GPU)"
   for placement in auto false; do
     reference_run "$trainer" deblur_resnet "$out/runs" "deblur-$placement" --set precision=bf16 --set train.epochs=2 \
       --set "data.degrade.on_device=$placement" &&
       "$python" scripts/bench/last_epoch.py "$out/runs/deblur_resnet/deblur-$placement/metrics.jsonl" train_seconds \
-        data_wait_seconds data_wait_seconds/train_seconds samples_per_second |
-      awk -v p="$placement" '{ printf "on_device %-5s epoch %.2f s, data wait %.3f s = %.2f%%, %.0f samples/s\n", p, $1, $2, 100 * $3, $4 }'
+        data_wait_seconds data_wait_fraction gpu_idle_for_data_fraction samples_per_second |
+      awk -v p="$placement" '{ printf "on_device %-5s epoch %.2f s, data wait %.3f s = %.2f%%, GPU idle for data %.2f%%, %.0f samples/s\n", p, $1, $2, 100 * $3, 100 * $4, $5 }'
   done
 fi
 

@@ -2,8 +2,12 @@
 // feed and where a data set is held.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "data/dataset.h"
@@ -123,6 +127,23 @@ TensorDataset counting_data(int64_t samples) {
   return {torch::arange(samples * 3, torch::kFloat32).reshape({samples, 3}), torch::arange(samples, torch::kInt64)};
 }
 
+// A source that takes `delay` to make each batch, as decoding or cutting
+// patches does: the loader's one thread keeps the step waiting.
+struct SlowSource : SampleSource {
+  std::chrono::milliseconds delay;
+  explicit SlowSource(std::chrono::milliseconds d) : delay(d) {}
+  SampleBatch assemble(const int64_t* ids, int64_t count, int64_t) const override {
+    std::this_thread::sleep_for(delay);
+    const torch::Tensor rows = torch::from_blob(const_cast<int64_t*>(ids), {count}, torch::kInt64).clone();
+    return {rows.to(torch::kFloat32).unsqueeze(1), rows, nullptr};
+  }
+};
+
+TensorDataset slow_data(int64_t samples, std::chrono::milliseconds delay) {
+  const torch::Tensor ids = torch::arange(samples, torch::kInt64);
+  return {ids, ids, std::make_shared<SlowSource>(delay)};
+}
+
 }  // namespace
 
 TEST_CASE("the batch feed hands a CPU step the loader's batches, cut the same way", "[data][feed]") {
@@ -136,6 +157,18 @@ TEST_CASE("the batch feed hands a CPU step the loader's batches, cut the same wa
   while (auto batch = loader.next()) expected.push_back(*batch);
   REQUIRE(expected.size() == 5);
   check_same_batches(fed_batches(data, order, options, torch::kCPU), expected);
+}
+
+TEST_CASE("the batch feed reports the GPU's idle time only on a GPU", "[data][feed]") {
+  const TensorDataset data = slow_data(12, std::chrono::milliseconds(5));
+  LoaderOptions options;
+  options.batch_size = 4;
+  BatchFeed feed(data, epoch_order(12, 1, 1, true), options, torch::kCPU);
+  while (feed.next()) {
+  }
+  // A CPU has no queue to run ahead on: the host's wait is the cost.
+  CHECK(feed.wait_seconds() > 0);
+  CHECK_FALSE(feed.device_idle_seconds().has_value());
 }
 
 TEST_CASE("data.on_device keeps a CPU run's data where it is and says nothing", "[data][feed]") {
@@ -171,4 +204,45 @@ TEST_CASE("GPU: batches gathered on the GPU or copied ahead from pinned memory a
   DataSplits large{counting_data(1001), counting_data(10), {}, {}};
   CHECK_THAT(place_data(large, DataPlacement::kAuto, gpu, 4096), Catch::Contains("kept in host memory"));
   CHECK_FALSE(held_on_device(large.train, gpu));
+}
+
+TEST_CASE("GPU: the feed's idle time is the GPU's, not the host's wait", "[data][feed][gpu]") {
+  if (!torch::cuda::is_available()) {
+    WARN("SKIPPED: needs a CUDA GPU");
+    return;
+  }
+  const torch::Device gpu(torch::kCUDA, 0);
+  // Each batch takes the loader's one thread 30 ms.
+  const TensorDataset data = slow_data(24, std::chrono::milliseconds(30));
+  LoaderOptions options;
+  options.batch_size = 4;
+  options.prefetch = 1;
+  const auto order = epoch_order(24, 1, 1, true);
+  const torch::Tensor a = torch::randn({8192, 8192}, torch::TensorOptions(gpu));
+  // busy: whether each step queues some 50 ms or more of GPU work (20
+  // products of 8192 x 8192 matrices; TF32 or not) before it asks
+  // for its next batch, so that the host's waits pass while the GPU works.
+  const auto feed_all = [&](bool busy) {
+    BatchFeed feed(data, order, options, gpu);
+    torch::Tensor sink = torch::zeros({}, torch::TensorOptions(gpu));
+    while (true) {
+      if (busy)
+        for (int i = 0; i < 20; ++i) sink += torch::mm(a, a).sum() * 0;
+      if (!feed.next()) break;
+    }
+    torch::cuda::synchronize();
+    const std::optional<double> idle = feed.device_idle_seconds();
+    REQUIRE(idle.has_value());
+    return std::make_pair(feed.wait_seconds(), *idle);
+  };
+  const auto [idle_wait, idle_gpu] = feed_all(false);
+  const auto [busy_wait, busy_gpu] = feed_all(true);
+  INFO("GPU idle: host waited " << idle_wait << " s, GPU idle " << idle_gpu << " s; GPU busy: host waited "
+                                << busy_wait << " s, GPU idle " << busy_gpu << " s");
+  // Nothing queued: the GPU idles through every wait.
+  CHECK(idle_wait > 0.1);
+  CHECK(idle_gpu >= 0.8 * idle_wait);
+  // Work queued ahead: the host still waits, the GPU hardly.
+  CHECK(busy_wait > 0.05);
+  CHECK(busy_gpu < 0.25 * busy_wait);
 }

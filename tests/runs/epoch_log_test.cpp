@@ -79,4 +79,9 @@ TEST_CASE("metrics.jsonl lines carry every metric and the timings", "[train][log
   CHECK_THAT(json, Catch::StartsWith("{\"epoch\":3,\"loss\":0.5,\"top5_accuracy\":0.75,\"val_loss\":0.25,"));
   CHECK_THAT(json, Catch::Contains("\"data_wait_fraction\":0.01"));
   CHECK(json.back() == '\n');
+  // The GPU's idle share: GPU runs only.
+  CHECK_THAT(json, !Catch::Contains("gpu_idle_for_data"));
+  record.gpu_idle_for_data_seconds = 0.002;
+  CHECK_THAT(format_metrics_json(record),
+             Catch::Contains("\"gpu_idle_for_data_seconds\":0.002,\"gpu_idle_for_data_fraction\":0.002"));
 }
