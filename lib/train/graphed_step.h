@@ -9,6 +9,8 @@
 // settles), and so does every batch of another size (an epoch's last).
 #include <torch/torch.h>
 
+#include <algorithm>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -27,11 +29,23 @@ namespace trainer {
 // state and the allocator settle first, as torch.cuda.graph's users do.
 inline constexpr int64_t kGraphWarmupSteps = 3;
 
-// auto keeps eager steps where they are faster: the last warm-up step and
-// the replays after the first are timed on the device, and a graph whose
-// replay is slower than the eager step by more than 5 % is dropped.
+// auto keeps eager steps where they are faster: the warm-up steps after the
+// first (which searches cuDNN's algorithms and makes the optimizer's state)
+// and the replays after the first are timed on the device, and a graph
+// whose fastest replay is slower than the fastest eager step by more than
+// 5 % is dropped.
 inline constexpr int64_t kTimedReplays = 3;
 bool graph_pays(double eager_seconds, double replay_seconds);
+
+// The race's two figures: each side's fastest timed step, so that one step
+// slowed by something else on the machine (another process, the host's
+// scheduler) does not decide, as one timed eager step could.
+struct StepRace {
+  double eager = 0, replay = 0;  // seconds; 0 until a step is timed
+  void eager_step(double seconds) { eager = eager > 0 ? std::min(eager, seconds) : seconds; }
+  void replayed_step(double seconds) { replay = replay > 0 ? std::min(replay, seconds) : seconds; }
+  bool graph_pays() const { return trainer::graph_pays(eager, replay); }
+};
 
 // The facts cuda_graph_plan decides on, asked of a run's parts.
 CaptureFacts capture_facts(const ExperimentConfig& config, const Model& model, const torch::optim::Optimizer& optimizer,
@@ -56,10 +70,11 @@ class GraphedStep {
   // step ran (a capture records, it does not run), so it can run eagerly.
   void give_up() { failed_ = true; }
   void count_eager() { ++eager_steps_; }
-  // Whether the next eager step is the one timed against the replays, and
-  // its seconds (the device waited for at both ends).
-  bool times_eager_step() const { return race_ && eager_steps_ + 1 == warmup_steps_; }
-  void record_eager_seconds(double seconds) { eager_seconds_ = seconds; }
+  // Whether the next eager step is one of those timed against the replays
+  // (a warm-up step after the first), and its seconds (the device waited
+  // for at both ends).
+  bool times_eager_step() const { return race_ && eager_steps_ >= 1 && eager_steps_ < warmup_steps_; }
+  void record_eager_seconds(double seconds) { race_figures_.eager_step(seconds); }
   // What the race found, once it is decided (empty before, and after it was
   // taken): the two times, and whether the graph was dropped.
   std::string take_verdict() { return std::exchange(verdict_, std::string()); }
@@ -95,7 +110,7 @@ class GraphedStep {
   const MetricAccumulator* captured_meters_ = nullptr;
   bool failed_ = false;
   bool race_;
-  double eager_seconds_ = 0, replay_seconds_ = 0;
+  StepRace race_figures_;
   std::string verdict_;
 };
 
