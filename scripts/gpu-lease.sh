@@ -6,10 +6,12 @@
 #   1. trainer built as the GPU check builds it (--build-only);
 #   2. the tests built in the background, at the lowest CPU priority, while
 #      the GPU measures the rows that are bound by the GPU (gpu_rows.sh
-#      sections, LEASE_ROWS; default deblur,nhwc,kernels,datawait: the
+#      sections, LEASE_ROWS; default deblur,nhwc,datawait: the
 #      deblurring generator against the eager Python loop, channels-last
-#      with trainer's kernels against the defaults, the step's kernels
-#      profiled, the real run's data wait; fused and compile may be added);
+#      with trainer's kernels against the defaults, the real run's data
+#      wait and the GPU's idle time for it; kernels (the step's kernels
+#      profiled, about a minute), fused and compile may be added: with all
+#      of it a 15-minute lease, the machine's start included, runs out);
 #   3. the epochs of the two small experiments against the eager Python loop
 #      (gpu_rows.sh epochs), alone on the machine once the tests are built:
 #      they are bound by the host;
@@ -71,7 +73,7 @@ nice -n 19 cmake --build build-gpu -j"$(nproc)" >"$tests_log" 2>&1 &
 tests_build=$!
 
 rows() { GPU_ROWS=$1 scripts/bench/gpu_rows.sh "$trainer" "$python" "$repeats"; }
-IFS=, read -r -a gpu_bound <<<"${LEASE_ROWS:-deblur,nhwc,kernels,datawait}"
+IFS=, read -r -a gpu_bound <<<"${LEASE_ROWS:-deblur,nhwc,datawait}"
 for section in "${gpu_bound[@]}"; do step "rows-$section" rows "$section"; done
 
 # The host-bound epochs next, alone: the test build is done by then (it is

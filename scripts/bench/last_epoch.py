@@ -4,6 +4,7 @@
 Usage: last_epoch.py METRICS_JSONL KEY [KEY ...]
 Prints the last line's values of the KEYs, space-separated. A KEY of the
 form A/B prints the ratio of two values (optimizer_seconds/train_seconds).
+A key the line lacks (gpu_idle_for_data_fraction of a CPU run) prints nan.
 """
 import json
 import sys
@@ -12,8 +13,8 @@ import sys
 def value(metrics, key):
     if "/" in key:
         numerator, denominator = key.split("/", 1)
-        return metrics[numerator] / metrics[denominator]
-    return metrics[key]
+        return value(metrics, numerator) / value(metrics, denominator)
+    return metrics.get(key, float("nan"))
 
 
 def main():
