@@ -8,9 +8,7 @@
 // torch.optim's fused path advances them: +1 before, -found_inf after.
 #include "optim/capturable_step.h"
 
-#include <torch/version.h>
-
-#define TRAINER_HAS_FUSED_OPTIMIZERS (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2))
+#include "optim/libtorch_fused_kernels.h"
 
 namespace trainer {
 

@@ -5,6 +5,7 @@
 
 #include "kernels/adam_kernel.h"
 #include "optim/fused_pass.h"
+#include "optim/libtorch_fused_kernels.h"
 #include "optim/optimizer_state.h"
 #include "kernels/root_mean_square_kernel.h"
 #include "util/torch_compat.h"
@@ -151,6 +152,89 @@ int64_t adam_multi_tensor_step(torch::optim::Optimizer& optimizer, bool decouple
   return updates;
 }
 
+// Whether LibTorch's fused Adam kernel takes these parameters: each group's
+// of one type and device (a list of the kernel's is), dense, each with its
+// gradient and state laid out as it is (the kernel walks them as flat
+// arrays), no AMSGrad, no sparse gradient; and a LibTorch that has the
+// kernel. It is there for GPU parameters; on a CPU it takes what trainer's
+// loop does not (float64), as LibTorch 2.x has it there too.
+template <typename State, typename Options>
+bool adam_fused_kernel_fits(torch::optim::Optimizer& optimizer) {
+#if TRAINER_HAS_FUSED_OPTIMIZERS
+  for (auto& group : optimizer.param_groups()) {
+    const auto& options = static_cast<const Options&>(group.options());
+    const torch::Tensor* like = nullptr;
+    for (auto& param : group.params()) {
+      if (!param.grad().defined()) continue;
+      if (!like) like = &param;
+      const torch::Tensor& grad = param.grad();
+      const bool floating = param.scalar_type() == torch::kFloat || param.scalar_type() == torch::kHalf ||
+                            param.scalar_type() == torch::kBFloat16 || param.scalar_type() == torch::kDouble;
+      if (options.amsgrad() || !(param.is_cuda() || param.is_cpu()) || !floating || grad.is_sparse() ||
+          param.scalar_type() != like->scalar_type() || param.device() != like->device() ||
+          grad.scalar_type() != param.scalar_type() || !param.is_non_overlapping_and_dense() ||
+          grad.strides() != param.strides())
+        return false;
+      const auto& state = adam_state<State>(optimizer, param);
+      if (state.exp_avg().strides() != param.strides() || state.exp_avg_sq().strides() != param.strides())
+        return false;
+    }
+  }
+  return true;
+#else
+  (void)optimizer;
+  return false;
+#endif
+}
+
+// One step of Adam (decoupled: AdamW) through LibTorch's fused kernel: on
+// a GPU one launch a group, where the multi-tensor step launches about
+// ten, each a pass over every parameter's memory. The kernel reads each parameter's
+// step count from the device: the counts, kept on the host as the base
+// class keeps them, go there in one copy a group from pinned memory,
+// queued like the step's other work. The values are the base class's to
+// within float rounding (the kernel keeps its arithmetic in float32).
+template <typename State, typename Options>
+int64_t adam_fused_kernel_step(torch::optim::Optimizer& optimizer, bool decoupled) {
+  int64_t updates = 0;
+#if TRAINER_HAS_FUSED_OPTIMIZERS
+  for (auto& group : optimizer.param_groups()) {
+    const auto& options = static_cast<const Options&>(group.options());
+    std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs;
+    std::vector<float> counts;
+    for (auto& param : group.params()) {
+      if (!param.grad().defined()) continue;
+      auto& state = adam_state<State>(optimizer, param);
+      state.step(state.step() + 1);
+      params.push_back(param);
+      grads.push_back(param.grad());
+      exp_avgs.push_back(state.exp_avg());
+      exp_avg_sqs.push_back(state.exp_avg_sq());
+      counts.push_back(static_cast<float>(state.step()));
+    }
+    if (params.empty()) continue;
+    const torch::Tensor on_host =
+        torch::from_blob(counts.data(), {static_cast<int64_t>(counts.size())}, torch::kFloat32);
+    const torch::Device device = params.front().device();
+    const torch::Tensor on_device =
+        device.is_cpu() ? on_host.clone() : on_host.pin_memory().to(device, /*non_blocking=*/true);
+    const std::vector<torch::Tensor> steps = on_device.unbind(0);
+    const double beta1 = std::get<0>(options.betas()), beta2 = std::get<1>(options.betas());
+    if (decoupled)
+      at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, {}, steps, options.lr(), beta1, beta2,
+                        options.weight_decay(), options.eps(), /*amsgrad=*/false, /*maximize=*/false);
+    else
+      at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, {}, steps, options.lr(), beta1, beta2,
+                       options.weight_decay(), options.eps(), /*amsgrad=*/false, /*maximize=*/false);
+    updates += static_cast<int64_t>(params.size());
+  }
+#else
+  (void)optimizer;
+  (void)decoupled;
+#endif
+  return updates;
+}
+
 bool sgd_fits(torch::optim::Optimizer& optimizer) {
   using Options = torch::optim::SGDOptions;
   return all_updated_fit<Options>(optimizer, [&](torch::Tensor& param, const Options& options) {
@@ -278,11 +362,14 @@ torch::Tensor fused_or_base(Base& optimizer, const torch::optim::Optimizer::Loss
   return loss;
 }
 
-// Adam and AdamW: the loop where every parameter fits it, else the
-// multi-tensor step, else (AMSGrad, sparse gradients) nothing.
+// Adam and AdamW: the loop where every parameter fits it, else LibTorch's
+// fused kernel where every parameter is on a GPU and the LibTorch has it,
+// else the multi-tensor step, else (AMSGrad, sparse gradients) nothing.
 template <typename State, typename Options>
 std::optional<int64_t> adam_pass(torch::optim::Optimizer& optimizer, bool decoupled) {
   if (adam_fits<State, Options>(optimizer)) return adam_step<State, Options>(optimizer, decoupled);
+  if (adam_fused_kernel_fits<State, Options>(optimizer))
+    return adam_fused_kernel_step<State, Options>(optimizer, decoupled);
   if (adam_multi_tensor_fits<Options>(optimizer)) return adam_multi_tensor_step<State, Options>(optimizer, decoupled);
   return std::nullopt;
 }

@@ -83,8 +83,9 @@ template <class V> void OptimizerConfig::visit_fields(V& v) {
   v("fused", fused,
     "Update each float32 CPU parameter in one pass over its elements instead of four to eight tensor "
     "operations (the same arithmetic; within float rounding of them), every optimizer (rmsprop: without "
-    "momentum, not centered); nadam, adam and adamw on GPUs: each tensor operation once for all parameters "
-    "(multi-tensor). false: the tensor operations, parameter by parameter.");
+    "momentum, not centered); adam and adamw on GPUs with LibTorch 2.2 or later: LibTorch's fused kernel, one "
+    "launch a parameter group; nadam (and adam, adamw with an older LibTorch) on GPUs: each tensor operation "
+    "once for all parameters (multi-tensor). false: the tensor operations, parameter by parameter.");
   v("schedule", schedule, "Learning-rate schedule, evaluated every step.");
   v("lr_scale", lr_scale,
     "Learning-rate multipliers by layer, {pattern: factor}: trainer summary's layer names, * and ? matching any "

@@ -138,7 +138,7 @@ TEST_CASE("A fused optimizer steps parameters its loop cannot take through LibTo
 
 namespace {
 
-// Adam and AdamW with their multi-tensor step, over parameters made by
+// Adam and AdamW with their fused-kernel or multi-tensor step, over parameters made by
 // `make`, against LibTorch's own Adam and AdamW: 20 steps, then the same
 // values within `tolerance` of the largest.
 void check_multi_tensor_adam(const std::function<torch::Tensor(const std::vector<int64_t>&)>& make, float tolerance) {
@@ -175,7 +175,14 @@ TEST_CASE("Adam and AdamW step what their loop cannot take with multi-tensor ope
   check_multi_tensor_adam(testing::off_the_cpu_loops, 2e-6f);
 }
 
-TEST_CASE("GPU: Adam and AdamW's multi-tensor step matches LibTorch's", "[train][optimizer][gpu]") {
+TEST_CASE("Adam and AdamW step a group of float64 parameters as LibTorch does", "[train][optimizer]") {
+  // With LibTorch 2.2 or later through its fused kernel (the GPU's path,
+  // which LibTorch has on the CPU too), else the multi-tensor step.
+  check_multi_tensor_adam([](const std::vector<int64_t>& sizes) { return torch::randn(sizes, torch::kFloat64); },
+                          2e-6f);
+}
+
+TEST_CASE("GPU: Adam and AdamW's fused-kernel or multi-tensor step matches LibTorch's", "[train][optimizer][gpu]") {
   if (!torch::cuda::is_available()) {
     WARN("SKIPPED: needs a CUDA GPU");
     return;
