@@ -20,6 +20,9 @@
 #      with the GPU tests beside it: neither is a timing;
 #   5. with LEASE_LADDER=1, the deblurring tutorial's ladder on the full
 #      config (pipeline_ladder.sh --device gpu).
+# A lease given to the goal's training alone (a longer trial than fits
+# beside the rows): LEASE_ROWS= LEASE_EPOCHS=0 GOAL_ARGS="--set
+# train.epochs=300 ...".
 # Each step's output goes to LOGS/NN-name.log and its start and end to
 # LOGS/progress.log; the goal run's small files (run.json, metrics.jsonl,
 # samples) to LOGS/goal-run/ and its report to LOGS/goal-report.html. LOGS/DONE marks the end. A lease that ends
@@ -73,13 +76,14 @@ nice -n 19 cmake --build build-gpu -j"$(nproc)" >"$tests_log" 2>&1 &
 tests_build=$!
 
 rows() { GPU_ROWS=$1 scripts/bench/gpu_rows.sh "$trainer" "$python" "$repeats"; }
-IFS=, read -r -a gpu_bound <<<"${LEASE_ROWS:-deblur,nhwc,datawait}"
+# LEASE_ROWS set but empty: none (a lease for the goal's run alone).
+IFS=, read -r -a gpu_bound <<<"${LEASE_ROWS-deblur,nhwc,datawait}"
 for section in "${gpu_bound[@]}"; do step "rows-$section" rows "$section"; done
 
 # The host-bound epochs next, alone: the test build is done by then (it is
 # waited for), and the goal's training has not started.
 if wait "$tests_build"; then note "build-tests: passed"; else note "build-tests: FAILED ($tests_log)"; fi
-step rows-epochs rows epochs
+if [ "${LEASE_EPOCHS:-1}" = 1 ]; then step rows-epochs rows epochs; fi
 
 # The goal run beside the GPU tests: neither is a timing.
 next_step_log goal
