@@ -219,7 +219,7 @@ TEST_CASE("GPU: the feed's idle time is the GPU's, not the host's wait", "[data]
   options.prefetch = 1;
   const auto order = epoch_order(24, 1, 1, true);
   const torch::Tensor a = torch::randn({8192, 8192}, torch::TensorOptions(gpu));
-  // busy: whether each step queues some 50 ms or more of GPU work (20
+  // busy: whether each step queues some 60 ms or more of GPU work (40
   // products of 8192 x 8192 matrices; TF32 or not) before it asks
   // for its next batch, so that the host's waits pass while the GPU works.
   const auto feed_all = [&](bool busy) {
@@ -227,7 +227,7 @@ TEST_CASE("GPU: the feed's idle time is the GPU's, not the host's wait", "[data]
     torch::Tensor sink = torch::zeros({}, torch::TensorOptions(gpu));
     while (true) {
       if (busy)
-        for (int i = 0; i < 20; ++i) sink += torch::mm(a, a).sum() * 0;
+        for (int i = 0; i < 40; ++i) sink += torch::mm(a, a).sum() * 0;
       if (!feed.next()) break;
     }
     torch::cuda::synchronize();
