@@ -189,11 +189,12 @@ bool adam_fused_kernel_fits(torch::optim::Optimizer& optimizer) {
 
 // One step of Adam (decoupled: AdamW) through LibTorch's fused kernel: on
 // a GPU one launch a group, where the multi-tensor step launches about
-// ten, each a pass over every parameter's memory. The kernel reads each parameter's
-// step count from the device: the counts, kept on the host as the base
-// class keeps them, go there in one copy a group from pinned memory,
-// queued like the step's other work. The values are the base class's to
-// within float rounding (the kernel keeps its arithmetic in float32).
+// ten, each a pass over every parameter's memory. The kernel reads each
+// parameter's step count from the device: the counts, kept on the host as
+// the base class keeps them, go there in one copy a group from pinned
+// memory, queued like the step's other work. The values are the base
+// class's to within float rounding (the kernel's arithmetic is float32's
+// for float32 parameters).
 template <typename State, typename Options>
 int64_t adam_fused_kernel_step(torch::optim::Optimizer& optimizer, bool decoupled) {
   int64_t updates = 0;
@@ -363,8 +364,9 @@ torch::Tensor fused_or_base(Base& optimizer, const torch::optim::Optimizer::Loss
 }
 
 // Adam and AdamW: the loop where every parameter fits it, else LibTorch's
-// fused kernel where every parameter is on a GPU and the LibTorch has it,
-// else the multi-tensor step, else (AMSGrad, sparse gradients) nothing.
+// fused kernel where the LibTorch has it and each group's parameters are
+// alike and dense (GPU parameters; on a CPU, float64 ones), else the
+// multi-tensor step, else (AMSGrad, sparse gradients) nothing.
 template <typename State, typename Options>
 std::optional<int64_t> adam_pass(torch::optim::Optimizer& optimizer, bool decoupled) {
   if (adam_fits<State, Options>(optimizer)) return adam_step<State, Options>(optimizer, decoupled);
