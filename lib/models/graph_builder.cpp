@@ -7,6 +7,7 @@
 
 #include "config/validate_graph.h"
 #include "models/initializers.h"
+#include "models/multiply_adds.h"
 #include "util/error.h"
 #include "util/text.h"
 #include "util/torch_compat.h"
@@ -79,7 +80,7 @@ Model GraphBuilder::build() {
   torch::NoGradGuard no_grad;
   build_list(config_.layers, 0, "model.layers", /*top_level=*/true);
   if (model_.is_graph) {
-    LayerSummary input_row{kModelInputName, shape_of(probes_.front()), 0, 0, {}};
+    LayerSummary input_row{kModelInputName, shape_of(probes_.front()), 0, 0, 0, {}};
     model_.summary.insert(model_.summary.begin(), input_row);
   }
   model_.net->sequence_mask()->valid = torch::Tensor();
@@ -165,7 +166,7 @@ int GraphBuilder::build_layer(const LayerSpec& layer, const std::string& path, s
       if constexpr (std::is_same_v<Kind, ConcatenateLayer>) axis = entry.axis;
       node_ = model_.net->add_node(inputs, merge_op(Kind::kind), axis);
       parts_ = 0;
-      row_parameters_ = row_trainable_ = 0;
+      row_parameters_ = row_trainable_ = row_multiply_adds_ = 0;
       input_masked_ = false;
       for (int input : inputs) input_masked_ = input_masked_ || slot_masked_[static_cast<size_t>(input)];
       if constexpr (Kind::input == LayerInput::kMerge) {
@@ -212,7 +213,7 @@ int GraphBuilder::build_residual(const LayerSpec& layer, const ResidualLayer& bl
   }
   node_ = model_.net->add_node({body, shortcut}, MergeOp::kAdd);
   parts_ = 0;
-  row_parameters_ = row_trainable_ = 0;
+  row_parameters_ = row_trainable_ = row_multiply_adds_ = 0;
   probes_.push_back(model_.net->merge_newest({body_probe, shortcut_probe}));
   push_activation(block.activation);
   output_masked_ = slot_masked_[static_cast<size_t>(body)] || slot_masked_[static_cast<size_t>(shortcut)];
@@ -258,7 +259,8 @@ void GraphBuilder::add_row(const std::string& name, int slot, const std::vector<
   // A mask describes the steps of a sequence: a layer that changed their number dropped it.
   slot_masked_[static_cast<size_t>(slot)] =
       output_masked_ && probe().dim() == 3 && probe().size(2) == probes_.front().size(1);
-  model_.summary.push_back({name, shape_of(probes_[static_cast<size_t>(slot)]), row_parameters_, row_trainable_, connected});
+  model_.summary.push_back(
+      {name, shape_of(probes_[static_cast<size_t>(slot)]), row_parameters_, row_trainable_, row_multiply_adds_, connected});
   for (int64_t d = 1; d < probe().dim(); ++d)
     if (probe().size(d) == 0) fail("its output " + shape_text(shape_of(probe())) + " would be empty; the input is too small");
 }
@@ -301,7 +303,9 @@ void GraphBuilder::push_any(nn::AnyModule module, const std::shared_ptr<nn::Modu
   model_.net->append(module_name, module);
   try {
     ptr->eval();
-    probe() = module.forward(probe());
+    const torch::Tensor input = probe();
+    probe() = module.forward(input);
+    row_multiply_adds_ += forward_multiply_adds(*ptr, input, probe());
   } catch (const c10::Error& e) {
     fail(e.what_without_backtrace());
   }

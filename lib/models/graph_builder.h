@@ -138,6 +138,7 @@ class GraphBuilder {
   int parts_ = 0;
   int64_t row_parameters_ = 0;
   int64_t row_trainable_ = 0;
+  int64_t row_multiply_adds_ = 0;  // one sample's forward, in the layer's modules
   Activation deferred_activation_ = Activation::kLinear;  // applied after the next max pool
   std::map<std::string, int> names_used_;
 };

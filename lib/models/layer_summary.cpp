@@ -56,7 +56,7 @@ std::string format_summary(const std::string& model_name, const std::vector<Laye
   std::ostringstream out;
   out << "Model: \"" << model_name << "\"\n" << rule << "\n";
   out << row("Layer (type)", "Output Shape", "Param #", is_graph ? "Connected to" : "") << double_rule << "\n";
-  int64_t total = 0, trainable = 0;
+  int64_t total = 0, trainable = 0, multiply_adds = 0;
   for (size_t i = 0; i < layers.size(); ++i) {
     const auto& layer = layers[i];
     out << row(layer.name, shape_text(layer.output_shape), with_commas(layer.parameters),
@@ -64,12 +64,14 @@ std::string format_summary(const std::string& model_name, const std::vector<Laye
     out << (i + 1 < layers.size() ? "\n" : "");
     total += layer.parameters;
     trainable += layer.trainable;
+    multiply_adds += layer.multiply_adds;
   }
   out << double_rule << "\n";
   out << "Total params: " << with_commas(total) << " (" << weight_size(total) << ")\n";
   out << "Trainable params: " << with_commas(trainable) << " (" << weight_size(trainable) << ")\n";
   out << "Non-trainable params: " << with_commas(total - trainable) << " (" << weight_size(total - trainable)
       << ")\n"
+      << "Multiply-adds of one sample's forward pass: " << format_count_si(static_cast<double>(multiply_adds)) << "\n"
       << rule << "\n";
   return out.str();
 }

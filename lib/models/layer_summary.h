@@ -11,6 +11,7 @@ struct LayerSummary {
   std::vector<int64_t> output_shape;  // without the batch dimension
   int64_t parameters = 0;  // trainable and not (batchnorm's moving statistics, as Keras counts them)
   int64_t trainable = 0;
+  int64_t multiply_adds = 0;  // one sample's forward pass (models/multiply_adds.h)
   std::vector<std::string> connected_to;  // the rows whose outputs it reads; graphs only
 };
 

@@ -56,6 +56,12 @@ struct Model {
     if (summary.empty() || summary.back().output_shape.size() != 1) return 0;
     return summary.back().output_shape[0];
   }
+  // The multiply-adds of one sample's forward pass (models/multiply_adds.h).
+  int64_t forward_multiply_adds() const {
+    int64_t total = 0;
+    for (const auto& row : summary) total += row.multiply_adds;
+    return total;
+  }
   // The parameters that train: the optimizer's, the gradients' to reduce and clip.
   std::vector<torch::Tensor> trainable_parameters() const {
     std::vector<torch::Tensor> out;

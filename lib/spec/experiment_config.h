@@ -389,7 +389,8 @@ struct ExperimentConfig {
       "and optimizer in fp32. fp16 is for GPUs (CPUs too with LibTorch 2.x) and uses loss scaling (docs/devices.md, "
       "'Mixed precision').");
     v("mixed_precision", mixed_precision, "Autocast in the device's natural type: bf16 on CPUs, fp16 on GPUs "
-      "(precision, when not fp32, wins).");
+      "(precision, when not fp32, wins). On a GPU, a model under 1 G forward multiply-adds a step keeps fp32, "
+      "and the log says why (docs/devices.md, 'Small models on a GPU').");
     v("loss_scale", loss_scale, "Dynamic loss scaling (fp16): skipped steps and the scale are logged.");
     v("cpu_threads", cpu_threads, "Intra-op CPU threads; 0 = the physical cores split between this host's ranks.",
       int_in_range(0, 1024));

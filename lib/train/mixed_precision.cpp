@@ -1,11 +1,14 @@
 #include "train/mixed_precision.h"
 
 #include <sstream>
+#include <utility>
 
 namespace trainer {
 
-MixedPrecision::MixedPrecision(const ExperimentConfig& config, const torch::Device& device)
-    : autocast_(run_autocast_dtype(config, device)) {
+MixedPrecision::MixedPrecision(const ExperimentConfig& config, const torch::Device& device, const Model& model) {
+  PrecisionChoice choice = choose_precision(config, device, model);
+  autocast_ = choice.autocast;
+  note_ = std::move(choice.note);
   const LossScaleConfig& scaling = config.loss_scale;
   const bool scale = scaling.mode == LossScaling::kDynamic ||
                      (scaling.mode == LossScaling::kAuto && autocast_ == torch::kFloat16);

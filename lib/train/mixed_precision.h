@@ -12,12 +12,15 @@
 #include "models/model.h"
 #include "spec/experiment_config.h"
 #include "train/loss_scaler.h"
+#include "train/precision_choice.h"
 
 namespace trainer {
 
-// The autocast type the config asks for on `device` (kFloat32: none).
-inline torch::ScalarType run_autocast_dtype(const ExperimentConfig& config, const torch::Device& device) {
-  return autocast_dtype(config.precision, config.mixed_precision, device.is_cuda());
+// The autocast type the run uses for `model` on `device` (kFloat32: none):
+// the config's, unless a GPU keeps fp32 for a small model (train/precision_choice.h).
+inline torch::ScalarType run_autocast_dtype(const ExperimentConfig& config, const torch::Device& device,
+                                            const Model& model) {
+  return choose_precision(config, device, model).autocast;
 }
 
 // The network's output for `inputs` (already on the model's device), in fp32.
@@ -28,12 +31,14 @@ inline torch::Tensor forward_in_precision(Model& model, const torch::Tensor& inp
 
 class MixedPrecision {
  public:
-  MixedPrecision(const ExperimentConfig& config, const torch::Device& device);
+  MixedPrecision(const ExperimentConfig& config, const torch::Device& device, const Model& model);
 
   torch::ScalarType autocast() const { return autocast_; }
   // "fp32", "bf16 autocast, fp32 weights", "fp16 autocast, fp32 weights,
   // dynamic loss scaling from 65536": for the run's log.
   std::string describe() const;
+  // Why a GPU kept fp32, or why fp32 may be faster, for a small model; "" else.
+  const std::string& note() const { return note_; }
 
   torch::Tensor forward(Model& model, const torch::Tensor& inputs) const {
     return forward_in_precision(model, inputs, autocast_);
@@ -54,6 +59,7 @@ class MixedPrecision {
 
  private:
   torch::ScalarType autocast_;
+  std::string note_;
   std::optional<LossScaler> scaler_;
 };
 

@@ -39,7 +39,7 @@ std::vector<NamedImage> sample_images(Model& model, const TensorDataset& valid, 
   }
   torch::NoGradGuard no_grad;
   model.net->eval();
-  const torch::Tensor outputs = forward_in_precision(model, inputs.to(device), run_autocast_dtype(config, device));
+  const torch::Tensor outputs = forward_in_precision(model, inputs.to(device), run_autocast_dtype(config, device, model));
   model.train_mode();
   std::vector<NamedImage> images;
   const ImagesConfig& scaling = config.data.images;

@@ -22,7 +22,7 @@ StepRunner::StepRunner(const ExperimentConfig& config, const torch::Device& devi
       device_(device),
       experiment_(prepare_experiment(config, device)),
       optimizer_(make_optimizer(config.optimizer, lr_scale_groups(experiment_.model, config.optimizer.lr_scale))),
-      precision_(config, device),
+      precision_(config, device, experiment_.model),
       step_(config, experiment_.model, *optimizer_, precision_, device) {
   // The data where a run would keep it, so that the steps are the run's.
   if (const std::string placed = place_data(experiment_.data, config.data.on_device, device, gpu_budget_bytes(device));

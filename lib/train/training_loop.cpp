@@ -52,7 +52,7 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
       cluster_(options.launch, config.dist, config.devices.entries),
       experiment_(prepare_experiment(config, device_)),
       optimizer_(make_optimizer(config.optimizer, lr_scale_groups(experiment_.model, config.optimizer.lr_scale))),
-      precision_(config, device_),
+      precision_(config, device_, experiment_.model),
       meters_(config.loss, config.metrics, experiment_.model.final_softmax, config.data.images.value_range(),
               experiment_.model.output_classes()),
       progress_(config.log.progress, options.quiet || !cluster_.is_root(), config.log.progress_seconds),

@@ -145,11 +145,13 @@ void TrainingLoop::log_header() const {
                cluster_.world_size(), cluster_.launch().local_rank, static_cast<int>(getpid()),
                cluster_.communicator().describe(), config_.dist.bucket_mb);
   if (!cluster_.backend_note().empty()) log().info("{}", cluster_.backend_note());
-  log().info("model: {}, {}; optimizer {}, lr {}; precision {}",
+  log().info("model: {}, {}, {} forward multiply-adds a sample; optimizer {}, lr {}; precision {}",
              count_of(static_cast<int64_t>(experiment_.model.summary.size()) - (experiment_.model.is_graph ? 1 : 0),
                       "layer"),
              count_of(parameters, "parameter"),
+             format_count_si(static_cast<double>(experiment_.model.forward_multiply_adds())),
              to_string(config_.optimizer.name()), *config_.optimizer.lr, precision_.describe());
+  if (!precision_.note().empty()) log().info("{}", precision_.note());
   if (!runtime_.memory_budget.empty()) log().info("{}", runtime_.memory_budget);
   const int64_t accumulate = config_.train.accumulate;
   log().info("batch {} per device, global {}{}; {} per epoch; {}; run directory {}", config_.train.batch_size.value,

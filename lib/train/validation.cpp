@@ -68,7 +68,7 @@ Validation validate_model(Model& model, const TensorDataset& data, const Experim
   meters.reset();
   BatchFeed loader = shard_loader(data, config, device, communicator);
   const int64_t steps = loader.batch_count();
-  const auto autocast = run_autocast_dtype(config, device);
+  const auto autocast = run_autocast_dtype(config, device, model);
   // Keras's validation loss includes the kernel penalties: the same for
   // every batch. A captured forward computes them itself: a tensor of this
   // validation's would be gone by the next one's replays.

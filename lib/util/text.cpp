@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <iterator>
 
 namespace trainer {
 
@@ -80,6 +82,18 @@ std::string format_text_table(const std::vector<std::vector<std::string>>& rows)
 }  // namespace trainer
 
 namespace trainer {
+
+std::string format_count_si(double count) {
+  static const char* const kPrefixes[] = {"", " K", " M", " G", " T", " P"};
+  size_t prefix = 0;
+  // Three significant digits: 999.5 K shows as "1.00 M", not "1000 K".
+  while (std::abs(count) >= 999.5 && prefix + 1 < std::size(kPrefixes)) count /= 1000.0, ++prefix;
+  char text[32];
+  const double magnitude = std::abs(count);
+  const int decimals = prefix == 0 ? 0 : magnitude < 9.995 ? 2 : magnitude < 99.95 ? 1 : 0;
+  std::snprintf(text, sizeof text, "%.*f%s", decimals, count, kPrefixes[prefix]);
+  return text;
+}
 
 std::string format_mib(int64_t bytes) {
   char text[32];

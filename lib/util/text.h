@@ -23,6 +23,10 @@ std::string local_timestamp_compact();
 // "12.3 MiB": memory sizes in logs and reports.
 std::string format_mib(int64_t bytes);
 
+// "950", "12.3 K", "4.56 M", "52.2 G": a large count to three significant
+// digits (multiply-adds in summaries and logs).
+std::string format_count_si(double count);
+
 // "1 epoch", "2 epochs": a count and its noun (regular plurals only).
 std::string count_of(int64_t count, const std::string& noun);
 

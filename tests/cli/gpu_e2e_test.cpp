@@ -139,6 +139,15 @@ TEST_CASE("GPU: fp16 trains with loss scaling, bf16 trains", "[gpu][e2e][precisi
   const auto brain = parse_records(bf16.out);
   REQUIRE(brain.size() == 3);
   CHECK(brain[2].loss < brain[0].loss);
+  // This MLP's step (2.1 M multiply-adds a sample, batch 32) is under the
+  // line: an explicit type is kept with a note, mixed_precision keeps fp32.
+  CHECK_THAT(bf16.err, Catch::Contains("precision: bf16 as asked, though this model's step is"));
+  const auto left = run_trainer({"run", experiment, "--set", "mixed_precision=true", "--set", "log.run_name=mixed"}, dir);
+  INFO(left.err);
+  REQUIRE(left.exit_code == 0);
+  CHECK_THAT(left.err, Catch::Contains("; precision fp32\n") &&
+                           Catch::Contains("mixed_precision: fp32 kept on the GPU instead of fp16"));
+  CHECK_THAT(parse_records(left.out).at(0).values, !Catch::Contains("Loss Scale:"));
 }
 
 TEST_CASE("GPU: memory_limit caps the caching allocator and past it is exit code 6", "[gpu][e2e][memory]") {

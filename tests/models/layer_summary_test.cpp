@@ -5,7 +5,7 @@
 using namespace trainer;
 
 TEST_CASE("model summary table", "[models][summary]") {
-  const std::string table = format_summary("m", {{"dense", {10}, 332856, 332856, {}}, {"dropout", {10}, 0, 0, {}}}, false);
+  const std::string table = format_summary("m", {{"dense", {10}, 332856, 332856, 0, {}}, {"dropout", {10}, 0, 0, 0, {}}}, false);
   CHECK_THAT(table, Catch::Contains("dense                        (None, 10)                      332,856"));
   CHECK_THAT(table, Catch::Contains("Total params: 332,856 (1.27 MiB)\nTrainable params: 332,856 (1.27 MiB)\n"
                                     "Non-trainable params: 0 (0 B)"));

@@ -22,7 +22,7 @@ struct StepFixture {
                                 "step.yaml")),
         model(build_model(config.model, info())),
         optimizer(make_optimizer(config.optimizer, model.net->parameters())),
-        precision(config, torch::Device(torch::kCPU)),
+        precision(config, torch::Device(torch::kCPU), model),
         step(config, model, *optimizer, precision, torch::Device(torch::kCPU)) {
     torch::manual_seed(7);
     batch.inputs = 10 * torch::randn({16, 8});

@@ -30,6 +30,17 @@ TEST_CASE("format_float9 is printf %.9g of a float", "[util]") {
   CHECK(format_float9(1e-10f) == "1.00000001e-10");
 }
 
+TEST_CASE("large counts print to three significant digits with an SI prefix", "[util]") {
+  CHECK(format_count_si(0) == "0");
+  CHECK(format_count_si(950) == "950");
+  CHECK(format_count_si(29300) == "29.3 K");
+  CHECK(format_count_si(1'670'000) == "1.67 M");
+  CHECK(format_count_si(999'600) == "1.00 M");  // not "1000 K"
+  CHECK(format_count_si(9'996) == "10.0 K");
+  CHECK(format_count_si(49.6e9) == "49.6 G");
+  CHECK(format_count_si(397e9) == "397 G");
+}
+
 TEST_CASE("atomic writes replace whole files and leave nothing behind on failure", "[util]") {
   const std::string dir = testing::fresh_dir("atomic");
   const std::string path = dir + "/file.txt";
