@@ -28,6 +28,7 @@ StepRunner::StepRunner(const ExperimentConfig& config, const torch::Device& devi
   if (const std::string placed = place_data(experiment_.data, config.data.on_device, device, gpu_budget_bytes(device));
       !placed.empty())
     log().info("{}", placed);
+  if (!precision_.note().empty()) log().info("{}", precision_.note());
 }
 
 std::vector<int64_t> StepRunner::sample_order(int64_t batch, int64_t steps) const {
