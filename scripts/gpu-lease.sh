@@ -23,6 +23,12 @@
 # A lease given to the goal's training alone (a longer trial than fits
 # beside the rows): LEASE_ROWS= LEASE_EPOCHS=0 GOAL_ARGS="--set
 # train.epochs=300 ...".
+# GOAL_PHOTOS=ARCHIVE: the goal trains on the photos of that archive
+# (scripts/gpu-data.sh --only deblur-photos --photos DIR), which a later
+# call may bring (one call cannot carry the larger photo set beside the
+# bundle and the other data sets): the goal waits for the file up to
+# GOAL_PHOTOS_WAIT seconds (default 240; the archive must appear whole, by
+# a rename), and trains on the base set, saying so, when it does not come.
 # Each step's output goes to LOGS/NN-name.log and its start and end to
 # LOGS/progress.log; the goal run's small files (run.json, metrics.jsonl,
 # samples) to LOGS/goal-run/ and its report to LOGS/goal-report.html. LOGS/DONE marks the end. A lease that ends
@@ -85,13 +91,30 @@ for section in "${gpu_bound[@]}"; do step "rows-$section" rows "$section"; done
 if wait "$tests_build"; then note "build-tests: passed"; else note "build-tests: FAILED ($tests_log)"; fi
 if [ "${LEASE_EPOCHS:-1}" = 1 ]; then step rows-epochs rows epochs; fi
 
+# The photos the goal trains on, where another set was asked for.
+goal_data=()
+if [ -n "${GOAL_PHOTOS:-}" ]; then
+  waited=0
+  while [ ! -f "$GOAL_PHOTOS" ] && [ "$waited" -lt "${GOAL_PHOTOS_WAIT:-240}" ]; do sleep 5; waited=$((waited + 5)); done
+  photos=$PWD/build-gpu/goal-photos
+  rm -rf "$photos"
+  if [ -f "$GOAL_PHOTOS" ] && mkdir -p "$photos" && tar -xJf "$GOAL_PHOTOS" -C "$photos" &&
+     [ -d "$photos/deblur-photos/train" ] && [ -d "$photos/deblur-photos/valid" ]; then
+    goal_data=(--set "data.path=$photos/deblur-photos/train" --set "data.validation_path=$photos/deblur-photos/valid")
+    note "goal: the photos of $GOAL_PHOTOS: $(find "$photos/deblur-photos/train" -type f | wc -l) training," \
+         "$(find "$photos/deblur-photos/valid" -type f | wc -l) held out (waited ${waited} s)"
+  else
+    note "goal: no usable $GOAL_PHOTOS after ${waited} s: the base photo set"
+  fi
+fi
+
 # The goal run beside the GPU tests: neither is a timing.
 next_step_log goal
 goal_log=$step_log
 note "goal: started in the background"
 # shellcheck disable=SC2086  # GOAL_ARGS: words
-TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 ${GOAL_ARGS:-} \
-  >"$goal_log" 2>&1 &
+TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 "${goal_data[@]}" \
+  ${GOAL_ARGS:-} >"$goal_log" 2>&1 &
 goal=$!
 step gpu-tests ctest --test-dir build-gpu --output-on-failure --no-tests=error -j4 -R "NCCL|GPU|gpu"
 if wait "$goal"; then note "goal: passed"; else note "goal: FAILED ($goal_log)"; fi
