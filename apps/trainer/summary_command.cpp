@@ -19,7 +19,7 @@ void add_summary_command(CLI::App& app, Action& selected) {
       // The data set decides input shape, vocabulary and classes, unless the
       // experiment file fixes them.
       const Model model = build_model_to_inspect(config);
-      std::cout << format_summary(config.experiment.name, model.summary, model.is_graph);
+      std::cout << format_summary(config.experiment.name, model.summary, model.is_graph, model.scripted);
     };
   });
 }

@@ -49,7 +49,8 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return text + ")";
 }
 
-std::string format_summary(const std::string& model_name, const std::vector<LayerSummary>& layers, bool is_graph) {
+std::string format_summary(const std::string& model_name, const std::vector<LayerSummary>& layers, bool is_graph,
+                           bool scripted) {
   const size_t width = is_graph ? 100 : 68;
   const std::string rule(width, '_');
   const std::string double_rule(width, '=');
@@ -71,7 +72,8 @@ std::string format_summary(const std::string& model_name, const std::vector<Laye
   out << "Trainable params: " << with_commas(trainable) << " (" << weight_size(trainable) << ")\n";
   out << "Non-trainable params: " << with_commas(total - trainable) << " (" << weight_size(total - trainable)
       << ")\n"
-      << "Multiply-adds of one sample's forward pass: " << format_count_si(static_cast<double>(multiply_adds)) << "\n"
+      << "Multiply-adds of one sample's forward pass: " << format_count_si(static_cast<double>(multiply_adds))
+      << (scripted ? " (torchscript layers not counted)" : "") << "\n"
       << rule << "\n";
   return out.str();
 }

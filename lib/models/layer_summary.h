@@ -19,7 +19,10 @@ struct LayerSummary {
 std::string shape_text(const std::vector<int64_t>& shape);
 
 // Layer, output shape, parameter count (and for graphs what each layer reads);
-// then totals with their size as float32, like Keras's model.summary().
-std::string format_summary(const std::string& model_name, const std::vector<LayerSummary>& layers, bool is_graph);
+// then totals with their size as float32, like Keras's model.summary(), and
+// one sample's multiply-adds (`scripted`: some layer is torchscript, whose
+// multiply-adds are not counted, and the line says so).
+std::string format_summary(const std::string& model_name, const std::vector<LayerSummary>& layers, bool is_graph,
+                           bool scripted = false);
 
 }  // namespace trainer

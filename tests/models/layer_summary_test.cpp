@@ -10,3 +10,10 @@ TEST_CASE("model summary table", "[models][summary]") {
   CHECK_THAT(table, Catch::Contains("Total params: 332,856 (1.27 MiB)\nTrainable params: 332,856 (1.27 MiB)\n"
                                     "Non-trainable params: 0 (0 B)"));
 }
+
+TEST_CASE("the summary's multiply-adds say when torchscript layers are left out of them", "[models][summary]") {
+  const std::vector<LayerSummary> rows{{"dense", {10}, 110, 110, 100, {}}, {"torchscript", {10}, 0, 0, 0, {}}};
+  CHECK_THAT(format_summary("m", rows, false), Catch::Contains("Multiply-adds of one sample's forward pass: 100\n"));
+  CHECK_THAT(format_summary("m", rows, false, /*scripted=*/true),
+             Catch::Contains("Multiply-adds of one sample's forward pass: 100 (torchscript layers not counted)\n"));
+}

@@ -43,7 +43,7 @@ TEST_CASE("a transposed convolution counts its kernel at each position it reads"
   CHECK(model.forward_multiply_adds() == 4 * 2 * 9 * 25);
 }
 
-TEST_CASE("a recurrent layer counts its kernels at every step; an embedding, a lookup, none", "[models][flops]") {
+TEST_CASE("a recurrent layer counts its kernels at every step, an embedding (a lookup) none", "[models][flops]") {
   const Model model = build_model(layers_of("    - {type: embedding, output_dim: 3}\n"
                                             "    - {type: lstm, units: 4}\n"
                                             "    - {type: dense, units: 2}\n"),
