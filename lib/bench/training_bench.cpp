@@ -53,6 +53,7 @@ TrainingBenchResult run_training_bench(const std::string& experiment_name, const
   result.experiment = experiment_name;
   result.device = device_entry(device);
   result.precision = runner.precision().describe();
+  result.forward_multiply_adds = runner.model().forward_multiply_adds();
   result.batch_size = batch;
   result.steps = options.steps;
   result.memory_budget_bytes = config.memory_limit.mib * 1024 * 1024;

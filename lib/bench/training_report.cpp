@@ -8,6 +8,16 @@
 #include "util/text.h"
 
 namespace trainer {
+namespace {
+
+// "12.3 GFLOP/s", "950 FLOP/s".
+std::string flops_text(double per_second) {
+  const std::string count = format_count_si(per_second);
+  return count + (count.find(' ') == std::string::npos ? " " : "") + "FLOP/s";
+}
+
+}  // namespace
+
 std::string format_training_bench_text(const TrainingBenchResult& r) {
   char text[1024];
   const double total = r.times.total();
@@ -24,11 +34,18 @@ std::string format_training_bench_text(const TrainingBenchResult& r) {
                 share(r.times.forward), share(r.times.backward), share(r.times.optimizer),
                 format_mib(r.peak_memory_bytes).c_str(), budget.c_str());
   std::string out = text;
+  if (r.forward_multiply_adds > 0)
+    out += "model arithmetic: " + format_count_si(static_cast<double>(r.forward_multiply_adds)) +
+           " multiply-adds a sample forward, about three times that with backward: " +
+           flops_text(r.model_flops_per_second(r.samples_per_second())) + "\n";
   if (r.graphed_wall_seconds > 0) {
     const double graphed = static_cast<double>(r.steps) / r.graphed_wall_seconds;
-    std::snprintf(text, sizeof text, "CUDA graph (train.cuda_graph): steps/s %.2f, samples/s %.0f, %.2fx the eager steps\n",
-                  graphed, graphed * static_cast<double>(r.batch_size), graphed / r.steps_per_second());
+    const double samples = graphed * static_cast<double>(r.batch_size);
+    std::snprintf(text, sizeof text, "CUDA graph (train.cuda_graph): steps/s %.2f, samples/s %.0f, %.2fx the eager steps",
+                  graphed, samples, graphed / r.steps_per_second());
     out += text;
+    if (r.forward_multiply_adds > 0) out += ", " + flops_text(r.model_flops_per_second(samples));
+    out += "\n";
   } else if (!r.graph_note.empty()) {
     out += "CUDA graph (train.cuda_graph): not measured: " + r.graph_note + "\n";
   }
@@ -59,6 +76,11 @@ std::string format_training_bench_json(const TrainingBenchResult& r) {
                                          ? nlohmann::ordered_json(json_number(static_cast<double>(r.steps) /
                                                                               r.graphed_wall_seconds))
                                          : nullptr;
+  json["forward_multiply_adds"] = r.forward_multiply_adds > 0 ? nlohmann::ordered_json(r.forward_multiply_adds) : nullptr;
+  json["model_flops_per_second"] =
+      r.forward_multiply_adds > 0
+          ? nlohmann::ordered_json(json_number(r.model_flops_per_second(r.samples_per_second())))
+          : nullptr;
   json["peak_memory_bytes"] = r.peak_memory_bytes;
   json["memory_budget_bytes"] = r.memory_budget_bytes;
   json["max_batch"] = r.max_batch > 0 ? nlohmann::ordered_json(r.max_batch) : nullptr;

@@ -26,12 +26,21 @@ struct TrainingBenchResult {
   // The whole training set fitted: max_batch is the data set's size, and the
   // budget may allow more than it could show.
   bool max_batch_is_data_size = false;
+  // One sample's forward multiply-adds, as trainer summary counts them; 0:
+  // not counted (torchscript layers only).
+  int64_t forward_multiply_adds = 0;
   // From the free-running steps where they were timed: on a GPU, waiting for
   // each phase costs the overlap of host and device that a run has.
   double steps_per_second() const {
     return static_cast<double>(steps) / (wall_seconds > 0 ? wall_seconds : times.total());
   }
   double samples_per_second() const { return steps_per_second() * static_cast<double>(batch_size); }
+  // The model's arithmetic done a second: a training sample costs about
+  // three forward passes (backward computes the gradients of both the
+  // inputs and the weights), each multiply-add two floating-point operations.
+  double model_flops_per_second(double samples_a_second) const {
+    return 6.0 * static_cast<double>(forward_multiply_adds) * samples_a_second;
+  }
 };
 
 std::string format_training_bench_text(const TrainingBenchResult& result);

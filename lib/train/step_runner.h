@@ -37,6 +37,7 @@ class StepRunner {
   bool fits(int64_t batch);
 
   const MixedPrecision& precision() const { return precision_; }
+  const Model& model() const { return experiment_.model; }
 
   // train.cuda_graph for the steps from now on, where the plan allows it
   // (its reason otherwise): `bench` times the eager and the graphed steps.

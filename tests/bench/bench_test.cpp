@@ -73,6 +73,12 @@ TEST_CASE("trainer bench FILE times training steps without writing a run", "[ben
   CHECK(number_after(json.out, "steps") == 3);
   CHECK(number_after(json.out, "samples_per_second") > 0);
   CHECK(number_after(json.out, "peak_memory_bytes") > 600 * 256 * 4);  // the data set alone
+  // One sample's forward pass: 256 -> 2048 and 2048 -> 4 products; three such passes a training sample.
+  CHECK(number_after(json.out, "forward_multiply_adds") == 256 * 2048 + 2048 * 4);
+  CHECK(number_after(json.out, "model_flops_per_second") ==
+        Approx(6.0 * (256 * 2048 + 2048 * 4) * number_after(json.out, "samples_per_second")).epsilon(1e-4));
+  CHECK_THAT(text.out, Catch::Contains("model arithmetic: 532 K multiply-adds a sample forward, about three times "
+                                       "that with backward: "));
 
   SECTION("--find-max-batch finds the largest batch under the budget") {
     const auto found = run_trainer({"bench", experiment, "--steps", "2", "--find-max-batch", "--json", "--set",
