@@ -167,6 +167,7 @@ std::string RunRecord::to_json() const {
   json["resumed_from"] = optional_text(resumed_from_);
   json["devices"] = devices_;
   json["world_size"] = world_size_;
+  json["precision"] = optional_text(precision_);
   json["epochs"] = epochs_;
   json["epochs_done"] = epochs_done_;
   // The figure that decides the best epoch (best.pt, early stopping): what

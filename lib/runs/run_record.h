@@ -47,6 +47,9 @@ class RunRecord {
   // The classes' names, where the data names them (image_folder's folders),
   // in the order of the confusion matrix's rows.
   void set_class_names(std::vector<std::string> names) { class_names_ = std::move(names); }
+  // The type the forward pass runs in ("fp32", "bf16", "fp16"): the
+  // config's, or fp32 where a GPU kept it for a small model.
+  void set_precision(std::string precision) { precision_ = std::move(precision); }
   // Ends the record: status from the exit code; `error` is the message of
   // a failure (empty when done).
   void finish(int exit_code, const std::string& error);
@@ -63,6 +66,7 @@ class RunRecord {
   std::vector<std::string> devices_;
   std::vector<MetricValue> identity_baseline_;
   std::vector<std::string> class_names_;
+  std::string precision_;
   int pid_ = 0, world_size_ = 1;
   std::optional<int> exit_code_;
   int64_t epochs_ = 0, epochs_done_ = 0;

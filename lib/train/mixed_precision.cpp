@@ -27,6 +27,10 @@ std::string MixedPrecision::describe() const {
   return text.str();
 }
 
+std::string MixedPrecision::type_name() const {
+  return autocast_ == torch::kFloat32 ? "fp32" : autocast_ == torch::kBFloat16 ? "bf16" : "fp16";
+}
+
 void MixedPrecision::backward(const torch::Tensor& loss) const {
   if (scaler_) scaler_->scale(loss).backward();
   else loss.backward();

@@ -37,6 +37,8 @@ class MixedPrecision {
   // "fp32", "bf16 autocast, fp32 weights", "fp16 autocast, fp32 weights,
   // dynamic loss scaling from 65536": for the run's log.
   std::string describe() const;
+  // "fp32", "bf16" or "fp16": the type the forward pass runs in (run.json).
+  std::string type_name() const;
   // Why a GPU kept fp32, or why fp32 may be faster, for a small model; "" else.
   const std::string& note() const { return note_; }
 

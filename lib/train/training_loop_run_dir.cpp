@@ -68,6 +68,7 @@ void TrainingLoop::start_new_run() {
     write_file_atomic(run_.config(), to_yaml(config_));
     record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());
     record_.set_class_names(experiment_.data.info.class_names);
+    record_.set_precision(precision_.type_name());
     record_.write();
     write_recorded_inputs(run_.path, experiment_.data.info, experiment_.data.encoding);
     // Once the run has started: a run that never starts is removed, and latest never points at it.
@@ -85,6 +86,7 @@ void TrainingLoop::resume_run() {
   if (cluster_.is_root()) {
     record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());
     record_.set_class_names(experiment_.data.info.class_names);
+    record_.set_precision(precision_.type_name());
     record_.set_metrics_jsonl(read_text_file(run_.metrics()).value_or(""));
     record_.write();
     // A run begun before trainer kept inputs.json gains it.

@@ -51,6 +51,7 @@ TEST_CASE("run.json of a finished run: status, times, best and last metrics, pat
   CHECK(record["epochs_done"] == 3);
   CHECK(record["devices"] == ordered_json::array({"cpu"}));
   CHECK(record["world_size"] == 1);
+  CHECK(record["precision"] == "fp32");
   CHECK(record["pid"].get<int>() > 0);
   CHECK(record["host"].get<std::string>().size() > 0);
   // RFC 3339 with the offset; a string comparison orders them.

@@ -71,6 +71,15 @@ TEST_CASE("a resumed run's record reads metrics.jsonl, skipping lines that are n
   CHECK(back["error"] == "cannot write x");
 }
 
+TEST_CASE("run.json says the type the forward pass ran in, once it is known", "[train][runjson]") {
+  ExperimentConfig config;
+  config.experiment.name = "p";
+  RunRecord record(RunDir{fresh_dir("run-record-precision")}, config, "0.1.0", 1);
+  CHECK(json::parse(record.to_json())["precision"].is_null());
+  record.set_precision("bf16");
+  CHECK(json::parse(record.to_json())["precision"] == "bf16");
+}
+
 TEST_CASE("the supervisor settles run.json with the run's exit code", "[train][runjson]") {
   const std::string dir = fresh_dir("run-record-settle");
   ExperimentConfig config;
