@@ -33,9 +33,17 @@ int64_t forward_multiply_adds(const torch::nn::Module& module, const torch::Tens
     return weight_elements(module) * positions(output);
   // Dense layers, recurrent cells and attention projections: once per input
   // position (a dense layer reads one vector; a sequence layer each step).
-  if (is_one_of<nn::ConvTranspose1dImpl, nn::ConvTranspose2dImpl, nn::LinearImpl, RecurrentImpl, SelfAttentionImpl,
-                TransformerEncoderImpl>(module))
+  if (is_one_of<nn::ConvTranspose1dImpl, nn::ConvTranspose2dImpl, nn::LinearImpl, RecurrentImpl>(module))
     return weight_elements(module) * positions(input);
+  // Attention (alone or in a transformer encoder) adds its scores' products,
+  // which grow with the sequence's length squared.
+  if (is_one_of<SelfAttentionImpl, TransformerEncoderImpl>(module)) {
+    int64_t scores = 0;
+    for (const auto& part : module.modules(/*include_self=*/true))
+      if (const auto* attention = dynamic_cast<const SelfAttentionImpl*>(part.get()))
+        scores += attention->score_multiply_adds(positions(input));
+    return weight_elements(module) * positions(input) + scores;
+  }
   return 0;  // lookups (embeddings), norms, pools, activations, padding
 }
 

@@ -4,11 +4,11 @@
 // Counted from the weight matrices of the layers that multiply by them
 // (convolutions, transposed ones, dense, recurrent, attention and
 // transformer layers), each applied once per position of the sequence or
-// image it reads or writes. The products of attention scores with each
-// other, norms, activations and merges are not counted: they are small
-// beside the weights' products in the models trainer builds, or run in fp32
-// under autocast anyway. A torchscript layer counts 0: trainer cannot see
-// into it.
+// image it reads or writes, and for attention the products of queries with
+// keys and of scores with values, which have no weights. Norms,
+// activations, pools and merges are not counted: a few operations an
+// element, small beside the products. A torchscript layer counts 0:
+// trainer cannot see into it.
 #include <torch/torch.h>
 
 #include <cstdint>

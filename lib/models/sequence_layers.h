@@ -69,6 +69,9 @@ class SelfAttentionImpl : public torch::nn::Module {
   // Query, key, value and output projections with Keras's EinsumDense fans:
   // kernels (features, heads, key_dim) and (heads, key_dim, features).
   std::vector<KernelRef> kernels() const;
+  // The products of queries with keys and of scores with values over a
+  // sequence of `steps`: no weights, but steps^2 x heads x key_dim each.
+  int64_t score_multiply_adds(int64_t steps) const { return 2 * steps * steps * heads_ * key_dim_; }
 
  private:
   int64_t heads_, key_dim_;

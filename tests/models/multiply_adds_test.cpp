@@ -54,6 +54,19 @@ TEST_CASE("a recurrent layer counts its kernels at every step, an embedding (a l
   CHECK(row_multiply_adds(model, "dense") == 4 * 2);
 }
 
+TEST_CASE("attention counts its projections at every step and its scores' products", "[models][flops]") {
+  const Model model = build_model(layers_of("    - {type: embedding, output_dim: 4}\n"
+                                            "    - {type: multi_head_attention, num_heads: 2, key_dim: 3}\n"
+                                            "    - {type: transformer_encoder, num_heads: 2, intermediate_dim: 8}\n"),
+                                  tokens(5, 20, 2));
+  // Query, key and value 4 -> 6, output 6 -> 4, at 5 steps; queries x keys
+  // and scores x values: 5 x 5 x 6 each.
+  CHECK(row_multiply_adds(model, "multi_head_attention") == (3 * 4 * 6 + 6 * 4) * 5 + 2 * 25 * 6);
+  // Its attention's projections 4 -> 4 (two heads of 2) and the
+  // feed-forward 4 -> 8 -> 4 at 5 steps, and the scores' 5 x 5 x 4, twice.
+  CHECK(row_multiply_adds(model, "transformer_encoder") == (4 * 16 + 2 * 32) * 5 + 2 * 25 * 4);
+}
+
 TEST_CASE("norms, activations, pools and merges count no multiply-adds", "[models][flops]") {
   const Model model = build_model(layers_of("    - {type: instancenorm}\n"
                                             "    - {type: activation, activation: relu, name: a}\n"
