@@ -11,6 +11,10 @@ torch::ScalarType autocast_dtype(Precision precision, bool mixed_precision, bool
   return torch::kFloat32;
 }
 
+const char* autocast_name(torch::ScalarType dtype) {
+  return dtype == torch::kFloat32 ? "fp32" : dtype == torch::kBFloat16 ? "bf16" : "fp16";
+}
+
 bool cpu_autocast_supports_fp16() {
   static const bool supported = [] {
     try {

@@ -21,6 +21,9 @@ torch::ScalarType autocast_dtype(Precision precision, bool mixed_precision, bool
 // tiny tensors.
 bool cpu_autocast_supports_fp16();
 
+// "fp32" (no autocast), "bf16" or "fp16": as `precision` writes the type.
+const char* autocast_name(torch::ScalarType dtype);
+
 class AutocastScope {
  public:
   // `dtype` kFloat32 means no autocast: the scope does nothing.

@@ -22,13 +22,9 @@ MixedPrecision::MixedPrecision(const ExperimentConfig& config, const torch::Devi
 std::string MixedPrecision::describe() const {
   std::ostringstream text;
   if (autocast_ == torch::kFloat32) text << "fp32";
-  else text << (autocast_ == torch::kBFloat16 ? "bf16" : "fp16") << " autocast, fp32 weights";
+  else text << autocast_name(autocast_) << " autocast, fp32 weights";
   if (scaler_) text << ", dynamic loss scaling from " << scaler_->scale_value();
   return text.str();
-}
-
-std::string MixedPrecision::type_name() const {
-  return autocast_ == torch::kFloat32 ? "fp32" : autocast_ == torch::kBFloat16 ? "bf16" : "fp16";
 }
 
 void MixedPrecision::backward(const torch::Tensor& loss) const {

@@ -38,7 +38,7 @@ class MixedPrecision {
   // dynamic loss scaling from 65536": for the run's log.
   std::string describe() const;
   // "fp32", "bf16" or "fp16": the type the forward pass runs in (run.json).
-  std::string type_name() const;
+  std::string type_name() const { return autocast_name(autocast_); }
   // Why a GPU kept fp32, or why fp32 may be faster, for a small model; "" else.
   const std::string& note() const { return note_; }
 

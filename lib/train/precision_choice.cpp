@@ -6,8 +6,6 @@
 namespace trainer {
 namespace {
 
-const char* type_name(torch::ScalarType type) { return type == torch::kBFloat16 ? "bf16" : "fp16"; }
-
 // "53.4 M forward multiply-adds (1.67 M a sample x batch 32)"
 std::string step_size(int64_t per_step, int64_t per_sample, int64_t batch_size) {
   return format_count_si(static_cast<double>(per_step)) + " forward multiply-adds (" +
@@ -28,15 +26,15 @@ PrecisionChoice choose_precision(const ExperimentConfig& config, bool gpu, int64
   const std::string size = step_size(per_step, multiply_adds_per_sample, batch_size);
   const std::string limit = format_count_si(static_cast<double>(kHalfPrecisionPaysFrom));
   if (config.precision == Precision::kFp32) {
-    choice.note = std::string("mixed_precision: fp32 kept on the GPU instead of ") + type_name(choice.autocast) +
+    choice.note = std::string("mixed_precision: fp32 kept on the GPU instead of ") + autocast_name(choice.autocast) +
                   ": this model's step is " + size + ", under the " + limit +
                   " below which autocast's casts of the weights cost more than half precision saves "
-                  "(docs/devices.md, 'Small models on a GPU'); precision: " + type_name(choice.autocast) +
+                  "(docs/devices.md, 'Small models on a GPU'); precision: " + autocast_name(choice.autocast) +
                   " insists on it";
     choice.autocast = torch::kFloat32;
     return choice;
   }
-  choice.note = std::string("precision: ") + type_name(choice.autocast) + " as asked, though this model's step is " +
+  choice.note = std::string("precision: ") + autocast_name(choice.autocast) + " as asked, though this model's step is " +
                 size + ", under the " + limit +
                 " below which half precision measured slower than fp32 on a GPU "
                 "(docs/devices.md, 'Small models on a GPU'); precision: fp32 may be faster";
