@@ -165,6 +165,9 @@ void validate_images(const DataConfig& data, ReadContext& context) {
   if (data.patch_size == 0 && data.patches_per_image > 1)
     context.problem(context.location_of("data.patches_per_image"),
                     "data.patches_per_image: needs data.patch_size (whole images are one sample each)");
+  if (data.patch_size == 0 && data.validation_patches_per_image > 1)
+    context.problem(context.location_of("data.validation_patches_per_image"),
+                    "data.validation_patches_per_image: needs data.patch_size (whole images are one sample each)");
   if (data.pairs.input == data.pairs.target)
     context.problem(context.location_of("data.pairs.target"), "data.pairs: input and target must be different folders");
   if (data.images.resize == ResizeMode::kCrop && size.empty())

@@ -57,6 +57,12 @@ PixelWindow window_of(const Image& image, int64_t top, int64_t left, int64_t h, 
   return out;
 }
 
+int64_t patches_per_image(const DataConfig& config, bool training) {
+  if (config.patch_size <= 0) return 1;
+  if (!training && config.validation_patches_per_image > 0) return config.validation_patches_per_image;
+  return config.patches_per_image;
+}
+
 }  // namespace
 
 ImagePatchSource::ImagePatchSource(std::shared_ptr<const ImageCache> cache, std::vector<PatchPair> pairs,
@@ -68,7 +74,7 @@ ImagePatchSource::ImagePatchSource(std::shared_ptr<const ImageCache> cache, std:
       training_(training),
       // image_degrade's samples only: image_pairs' inputs are files.
       defer_(config.degrade.on_device == DataPlacement::kDevice && !pairs_.empty() && pairs_.front().input < 0),
-      per_image_(config.patch_size > 0 ? config.patches_per_image : 1) {
+      per_image_(patches_per_image(config, training)) {
   const int64_t first = pairs_.empty() ? -1 : pairs_.front().target;
   height_ = config.patch_size > 0 ? config.patch_size : first >= 0 ? cache_->height(first) : 0;
   width_ = config.patch_size > 0 ? config.patch_size : first >= 0 ? cache_->width(first) : 0;

@@ -92,6 +92,7 @@ struct DataConfig {
   TabularConfig tabular;
   int64_t patch_size = 0;
   int64_t patches_per_image = 1;
+  int64_t validation_patches_per_image = 0;  // 0: patches_per_image
   CacheMode cache = CacheMode::kMemory;
   MemoryLimit cache_limit{4096};
   AugmentConfig augment;
@@ -167,6 +168,10 @@ struct DataConfig {
                                 "be of one size.", at_least(0));
     v("patches_per_image", patches_per_image, "image_pairs, image_degrade with patch_size: samples cut from each "
                                               "image per epoch.", int_in_range(1, 10000));
+    v("validation_patches_per_image", validation_patches_per_image,
+      "image_pairs, image_degrade with patch_size: samples cut from each validation image (fixed ones); 0: "
+      "patches_per_image. Set it to change the training samples an epoch while keeping the held-out samples "
+      "that runs are compared on.", int_in_range(0, 10000));
     v("cache", cache, "image_pairs, image_degrade: keep decoded images in memory (8 bits per value) for the next "
                       "epoch, up to cache_limit, or none (decoded on every use).");
     v("cache_limit", cache_limit, "The memory cache's budget for all images together: images past it are "

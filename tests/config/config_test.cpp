@@ -398,7 +398,8 @@ TEST_CASE("image data set keys: what they accept and refuse", "[config][image_fo
 TEST_CASE("patches, cache, augmentations and degradations: what they accept and refuse", "[config][image_degrade]") {
   const std::string model = "model:\n  layers:\n    - {type: conv2d, filters: 3, kernel_size: 3, padding: same}\n";
   const std::string degrade = model + "data:\n  dataset: image_degrade\n  path: photos\n";
-  CHECK(problems_of(degrade + "  patch_size: 64\n  patches_per_image: 4\n  cache: none\n  cache_limit: 2GiB\n"
+  CHECK(problems_of(degrade + "  patch_size: 64\n  patches_per_image: 4\n  validation_patches_per_image: 2\n"
+                              "  cache: none\n  cache_limit: 2GiB\n"
                               "  augment: {flip_horizontal: true, flip_vertical: true, rotate90: true, brightness: 0.2}\n"
                               "  degrade:\n    seed: 3\n    motion_blur: {probability: 0.5, length: [2, 40]}\n"
                               "    gaussian_blur: {probability: 1, sigma: 1.5}\n    noise: {probability: 1, sigma: [0, 0.1]}\n"
@@ -424,6 +425,8 @@ TEST_CASE("patches, cache, augmentations and degradations: what they accept and 
              Catch::Contains("data.degrade.noise.probability") && Catch::Contains("a number in [0, 1]"));
   CHECK_THAT(problems_of(degrade + "  patches_per_image: 4\n").at(0),
              Catch::Contains("data.patches_per_image: needs data.patch_size"));
+  CHECK_THAT(problems_of(degrade + "  validation_patches_per_image: 4\n").at(0),
+             Catch::Contains("data.validation_patches_per_image: needs data.patch_size"));
   CHECK_THAT(problems_of(degrade + "  cache: disk\n").at(0), Catch::Contains("data.cache") && Catch::Contains("memory"));
   CHECK_THAT(problems_of(degrade + "  augment: {brightness: 1.5}\n").at(0), Catch::Contains("data.augment.brightness"));
   // Patches and augmentations belong to the image-to-image data sets.

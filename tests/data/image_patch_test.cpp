@@ -64,6 +64,18 @@ TEST_CASE("patches: one window on input and target, augmented alike, the same fo
   // Validation's windows do not change from epoch to epoch.
   CHECK(equal(testing::all_samples(data.valid, 0), testing::all_samples(data.valid, 7)));
 
+  SECTION("validation_patches_per_image keeps the held-out windows while the training count changes") {
+    config.validation_patches_per_image = 5;
+    config.patches_per_image = 12;
+    const DataSplits more = load_dataset(config, 3);
+    CHECK(more.train.size() == 3 * 12);
+    CHECK(more.valid.size() == 1 * 5);
+    CHECK(equal(testing::all_samples(more.valid, 0), testing::all_samples(data.valid, 0)));
+    config.validation_patches_per_image = 2;
+    const DataSplits fewer = load_dataset(config, 3);
+    CHECK(fewer.train.size() == 3 * 12);
+    CHECK(fewer.valid.size() == 1 * 2);
+  }
   SECTION("an unaugmented window is a piece of its image") {
     config.augment = {};
     config.images.scale = PixelScale::kNone;
