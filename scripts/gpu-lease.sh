@@ -17,7 +17,11 @@
 #      they are bound by the host;
 #   4. the full deblurring config trained as shipped (deblur_goal.sh, plus
 #      GOAL_ARGS, e.g. "--set optimizer.lr=0.0005 --set train.epochs=100")
-#      with the GPU tests beside it: neither is a timing;
+#      with the GPU tests beside it: neither is a timing. GOAL_TRIALS="A|B"
+#      trains one run per |-separated list of --set options (each after
+#      GOAL_ARGS) at the same time on the GPU, so that one lease compares
+#      two or three settings; each is slower for sharing the GPU, which
+#      only makes its training time an upper bound;
 #   5. with LEASE_LADDER=1, the deblurring tutorial's ladder on the full
 #      config (pipeline_ladder.sh --device gpu).
 # A lease given to the goal's training alone (a longer trial than fits
@@ -30,8 +34,10 @@
 # GOAL_PHOTOS_WAIT seconds (default 240; the archive must appear whole, by
 # a rename), and trains on the base set, saying so, when it does not come.
 # Each step's output goes to LOGS/NN-name.log and its start and end to
-# LOGS/progress.log; the goal run's small files (run.json, metrics.jsonl,
-# samples) to LOGS/goal-run/ and its report to LOGS/goal-report.html. LOGS/DONE marks the end. A lease that ends
+# LOGS/progress.log; each goal run's small files (run.json, metrics.jsonl,
+# samples) to LOGS/goal-run/ and its report to LOGS/goal-report.html (with
+# GOAL_TRIALS: goal-run-N/ and goal-report-N.html, N from 1 in the order
+# given). LOGS/DONE marks the end. A lease that ends
 # early keeps what finished: start it with setsid and copy LOGS out while it
 # runs (docs/development.md says how).
 #
@@ -108,23 +114,34 @@ if [ -n "${GOAL_PHOTOS:-}" ]; then
   fi
 fi
 
-# The goal run beside the GPU tests: neither is a timing.
-next_step_log goal
-goal_log=$step_log
-note "goal: started in the background"
-# shellcheck disable=SC2086  # GOAL_ARGS: words
-TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 "${goal_data[@]}" \
-  ${GOAL_ARGS:-} >"$goal_log" 2>&1 &
-goal=$!
+# The goal runs beside the GPU tests: neither is a timing.
+IFS='|' read -r -a goal_trials <<<"${GOAL_TRIALS:-}"
+[ "${#goal_trials[@]}" -gt 0 ] || goal_trials=("")
+goal_pids=()
+goal_logs=()
+for trial in "${goal_trials[@]}"; do
+  next_step_log goal
+  goal_logs+=("$step_log")
+  note "goal: started in the background${trial:+ with $trial}"
+  # shellcheck disable=SC2086  # GOAL_ARGS and a trial's options: words
+  TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 "${goal_data[@]}" \
+    ${GOAL_ARGS:-} $trial >"$step_log" 2>&1 &
+  goal_pids+=($!)
+  sleep 2  # deblur_goal.sh names its run directory by the second and its pid
+done
 step gpu-tests ctest --test-dir build-gpu --output-on-failure --no-tests=error -j4 -R "NCCL|GPU|gpu"
-if wait "$goal"; then note "goal: passed"; else note "goal: FAILED ($goal_log)"; fi
-run_dir=$(sed -n 's/^run directory: //p' "$goal_log")
-if [ -n "$run_dir" ] && [ -d "$run_dir" ]; then
-  mkdir -p "$logs/goal-run"
-  "$trainer" report "$run_dir" -o "$logs/goal-report.html" >"$logs/goal-report.log" 2>&1
-  # Checkpoints stay behind: they are the lease's largest files.
-  (cd "$run_dir" && find . -type f -size -4M ! -name '*.pt' -print0 | xargs -0 -r cp --parents -t "$logs/goal-run")
-fi
+for i in "${!goal_pids[@]}"; do
+  suffix=""
+  [ "${#goal_pids[@]}" -eq 1 ] || suffix="-$((i + 1))"
+  if wait "${goal_pids[$i]}"; then note "goal$suffix: passed"; else note "goal$suffix: FAILED (${goal_logs[$i]})"; fi
+  run_dir=$(sed -n 's/^run directory: //p' "${goal_logs[$i]}")
+  if [ -n "$run_dir" ] && [ -d "$run_dir" ]; then
+    mkdir -p "$logs/goal-run$suffix"
+    "$trainer" report "$run_dir" -o "$logs/goal-report$suffix.html" >"$logs/goal-report$suffix.log" 2>&1
+    # Checkpoints stay behind: they are the lease's largest files.
+    (cd "$run_dir" && find . -type f -size -4M ! -name '*.pt' -print0 | xargs -0 -r cp --parents -t "$logs/goal-run$suffix")
+  fi
+done
 
 if [ "${LEASE_LADDER:-0}" = 1 ]; then
   step ladder env TRAINER="$trainer" scripts/bench/pipeline_ladder.sh --config configs/deblur_resnet.yaml --device gpu \
