@@ -11,6 +11,12 @@
 #   5 degrade  on a GPU only: plus the blurs and noise applied on the GPU to
 #              windows cut on the CPU (data.degrade.on_device: true; rungs 1
 #              to 4 degrade on the CPU, as the tutorial's pipeline did)
+#   6 graphs   on a GPU only: rung 5 on one rank, each training step replayed
+#              as one CUDA graph (train.cuda_graph: on; rungs 1 to 5 run
+#              eager steps, cuda_graph off, so that the graph is a rung of
+#              its own). One rank: the ranks' gradients are reduced between
+#              steps, outside a graph, so rung 6 is to be read against rung
+#              3, the last one-rank rung, as much as against rung 5.
 # The rungs alternate REPEATS times; for each rung it prints the epoch time,
 # samples/s and the share of the training time spent waiting for data, of
 # the last epoch of every repeat (the first epoch pays for decoding into the
@@ -42,9 +48,10 @@ while [ $# -gt 0 ]; do
 done
 if [ "$device" = gpu ]; then one=gpu:0 two=gpu:0,1; else one=cpu two="[cpu,cpu]"; fi
 workers=$(( $(nproc) < 4 ? $(nproc) : 4 ))
-rungs=("1 decode" "2 cached" "3 mixed" "4 2 ranks" "5 degrade")
+rungs=("1 decode" "2 cached" "3 mixed" "4 2 ranks" "5 degrade" "6 graphs")
 ladder=(1 2 3 4)
 degrade="data.degrade.on_device=false"
+eager=""
 note=""
 if [ "$device" = gpu ]; then
   gpus=$("$trainer" devices --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["gpus"]))')
@@ -53,15 +60,17 @@ if [ "$device" = gpu ]; then
     rungs[3]="4 2 ranks, 1 GPU"
     note="one GPU here: rung 4's two ranks share gpu:0 (gpu:0,0), their gradients reduced through Gloo"
   fi
-  ladder=(1 2 3 4 5)
+  ladder=(1 2 3 4 5 6)
+  eager="train.cuda_graph=off"
 fi
 rung_settings() {  # RUNG: the --set arguments of that rung
   case "$1" in
-    1) echo "data.workers=1 data.cache=none data.prefetch=1 devices=$one $degrade" ;;
-    2) echo "data.workers=$workers data.cache=memory data.prefetch=4 devices=$one $degrade" ;;
-    3) echo "data.workers=$workers data.cache=memory data.prefetch=4 mixed_precision=true devices=$one $degrade" ;;
-    4) echo "data.workers=$workers data.cache=memory data.prefetch=4 mixed_precision=true devices=$two $degrade" ;;
-    5) echo "data.workers=$workers data.cache=memory data.prefetch=4 mixed_precision=true devices=$two data.degrade.on_device=true" ;;
+    1) echo "data.workers=1 data.cache=none data.prefetch=1 devices=$one $degrade $eager" ;;
+    2) echo "data.workers=$workers data.cache=memory data.prefetch=4 devices=$one $degrade $eager" ;;
+    3) echo "data.workers=$workers data.cache=memory data.prefetch=4 mixed_precision=true devices=$one $degrade $eager" ;;
+    4) echo "data.workers=$workers data.cache=memory data.prefetch=4 mixed_precision=true devices=$two $degrade $eager" ;;
+    5) echo "data.workers=$workers data.cache=memory data.prefetch=4 mixed_precision=true devices=$two data.degrade.on_device=true $eager" ;;
+    6) echo "data.workers=$workers data.cache=memory data.prefetch=4 mixed_precision=true devices=$one data.degrade.on_device=true train.cuda_graph=on" ;;
   esac
 }
 work=$(mktemp -d)
