@@ -42,7 +42,7 @@ for variant in "${variants[@]}"; do
   sets=()
   # A variant's options: "--set K=V --set K2={a: b}", split at each --set.
   while IFS= read -r option; do [ -z "$option" ] || sets+=(--set "$option"); done \
-    < <(printf '%s' "$variant" | sed 's/ *--set /\n/g')
+    < <(printf '%s\n' "$variant" | sed 's/ *--set /\n/g')
   dir="$work/run"
   rm -rf "$dir"
   if ! "${TRAINER:-build/trainer}" run "$config" --set devices=cpu --set "data.patch_size=$patch" \
