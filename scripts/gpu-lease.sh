@@ -126,8 +126,7 @@ for trial in "${goal_trials[@]}"; do
   # shellcheck disable=SC2086  # GOAL_ARGS and a trial's options: words
   TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 "${goal_data[@]}" \
     ${GOAL_ARGS:-} $trial >"$step_log" 2>&1 &
-  goal_pids+=($!)
-  sleep 2  # deblur_goal.sh names its run directory by the second and its pid
+  goal_pids+=($!)  # deblur_goal.sh's run directories differ by its pid
 done
 step gpu-tests ctest --test-dir build-gpu --output-on-failure --no-tests=error -j4 -R "NCCL|GPU|gpu"
 for i in "${!goal_pids[@]}"; do

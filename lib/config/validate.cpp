@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <regex>
+#include <utility>
 
 #include "config/validate_graph.h"
 #include "spec/metric_spec.h"
@@ -162,12 +163,11 @@ void validate_images(const DataConfig& data, ReadContext& context) {
       data.images.color_mode == ColorMode::kGrayscale)
     context.problem(context.location_of_any({"data.augment.saturation", "data.augment"}),
                     "data.augment.saturation: grayscale images have no saturation (data.images.color_mode)");
-  if (data.patch_size == 0 && data.patches_per_image > 1)
-    context.problem(context.location_of("data.patches_per_image"),
-                    "data.patches_per_image: needs data.patch_size (whole images are one sample each)");
-  if (data.patch_size == 0 && data.validation_patches_per_image > 1)
-    context.problem(context.location_of("data.validation_patches_per_image"),
-                    "data.validation_patches_per_image: needs data.patch_size (whole images are one sample each)");
+  for (const auto& [key, count] : {std::pair<const char*, int64_t>{"data.patches_per_image", data.patches_per_image},
+                                    {"data.validation_patches_per_image", data.validation_patches_per_image}})
+    if (data.patch_size == 0 && count > 1)
+      context.problem(context.location_of(key),
+                      std::string(key) + ": needs data.patch_size (whole images are one sample each)");
   if (data.pairs.input == data.pairs.target)
     context.problem(context.location_of("data.pairs.target"), "data.pairs: input and target must be different folders");
   if (data.images.resize == ResizeMode::kCrop && size.empty())

@@ -80,6 +80,7 @@ class TrainingLoop {
   void lock_run();
   void start_new_run();
   void resume_run();
+  RunRecord run_record() const;
   // Rank 0 records the run for TensorBoard (and whatever else watches it).
   void open_observers();
   void open_logs();

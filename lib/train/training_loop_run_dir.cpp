@@ -66,9 +66,7 @@ void TrainingLoop::start_new_run() {
   lock_run();
   if (cluster_.is_root()) {
     write_file_atomic(run_.config(), to_yaml(config_));
-    record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());
-    record_.set_class_names(experiment_.data.info.class_names);
-    record_.set_precision(precision_.type_name());
+    record_ = run_record();
     record_.write();
     write_recorded_inputs(run_.path, experiment_.data.info, experiment_.data.encoding);
     // Once the run has started: a run that never starts is removed, and latest never points at it.
@@ -78,15 +76,21 @@ void TrainingLoop::start_new_run() {
   open_logs();
 }
 
+// run.json's record of this run, before anything is written to it.
+RunRecord TrainingLoop::run_record() const {
+  RunRecord record(run_, config_, options_.version, cluster_.world_size());
+  record.set_class_names(experiment_.data.info.class_names);
+  record.set_precision(precision_.type_name());
+  return record;
+}
+
 void TrainingLoop::resume_run() {
   const ResumePoint point = find_resume_point(options_.resume);
   run_ = point.run;
   lock_run();  // before a line is written to it
   open_logs();
   if (cluster_.is_root()) {
-    record_ = RunRecord(run_, config_, options_.version, cluster_.world_size());
-    record_.set_class_names(experiment_.data.info.class_names);
-    record_.set_precision(precision_.type_name());
+    record_ = run_record();
     record_.set_metrics_jsonl(read_text_file(run_.metrics()).value_or(""));
     record_.write();
     // A run begun before trainer kept inputs.json gains it.
