@@ -54,7 +54,7 @@ AugmentedImageSource::AugmentedImageSource(torch::Tensor images, torch::Tensor l
       low_(config.images.scale == PixelScale::kSymmetric ? -1.0 : 0.0),
       high_(low_ + config.images.value_range()) {}
 
-SampleBatch AugmentedImageSource::assemble(const int64_t* ids, int64_t count, int64_t epoch) const {
+SampleBatch AugmentedImageSource::make_batch(const int64_t* ids, int64_t count, int64_t epoch, bool) const {
   const int64_t h = images_.size(2), w = images_.size(3), pad = augment_.crop_padding;
   std::vector<torch::Tensor> samples;
   std::vector<int64_t> labels;

@@ -14,9 +14,11 @@ class AugmentedImageSource : public SampleSource {
  public:
   // `images`: [N, C, H, W] floats scaled as `config.images.scale` says.
   AugmentedImageSource(torch::Tensor images, torch::Tensor labels, const DataConfig& config, int64_t seed);
-  SampleBatch assemble(const int64_t* ids, int64_t count, int64_t epoch) const override;
 
  private:
+  // Its batches come out of LibTorch's operations, in pageable memory.
+  SampleBatch make_batch(const int64_t* ids, int64_t count, int64_t epoch, bool pinned) const override;
+
   torch::Tensor images_, labels_;
   AugmentConfig augment_;
   int64_t seed_;

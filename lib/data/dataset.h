@@ -34,8 +34,16 @@ class SampleSource {
   virtual ~SampleSource() = default;
   // Samples `ids`, stacked. `epoch` (from 1) seeds a training sample's random
   // choices, so that a resumed epoch repeats them; 0 asks for the fixed
-  // samples validation sees.
-  virtual SampleBatch assemble(const int64_t* ids, int64_t count, int64_t epoch) const = 0;
+  // samples validation sees. `pinned` (a GPU's loader, in a CUDA build):
+  // the batch is wanted in page-locked memory, which a source that writes
+  // its samples by hand allocates there, sparing the loader a copy; one
+  // that does not returns pageable tensors, which the loader pins.
+  SampleBatch assemble(const int64_t* ids, int64_t count, int64_t epoch, bool pinned = false) const {
+    return make_batch(ids, count, epoch, pinned);
+  }
+
+ private:
+  virtual SampleBatch make_batch(const int64_t* ids, int64_t count, int64_t epoch, bool pinned) const = 0;
 };
 
 struct TensorDataset {

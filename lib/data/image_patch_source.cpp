@@ -155,10 +155,11 @@ void ImagePatchSource::make_input(const Draw& d, const Image& sharp, float* inpu
               d.orientation, config_.images.scale, input);
 }
 
-SampleBatch ImagePatchSource::assemble(const int64_t* ids, int64_t count, int64_t epoch) const {
-  if (defer_) return assemble_deferred(ids, count, epoch);
-  SampleBatch batch{torch::empty({count, channels_, height_, width_}),
-                    torch::empty({count, channels_, height_, width_}), nullptr};
+SampleBatch ImagePatchSource::make_batch(const int64_t* ids, int64_t count, int64_t epoch, bool pinned) const {
+  if (defer_) return assemble_deferred(ids, count, epoch, pinned);
+  const auto memory = torch::TensorOptions().pinned_memory(pinned);
+  SampleBatch batch{torch::empty({count, channels_, height_, width_}, memory),
+                    torch::empty({count, channels_, height_, width_}, memory), nullptr};
   const int64_t per_sample = channels_ * height_ * width_;
   for (int64_t i = 0; i < count; ++i) {
     const Draw d = draw_sample(ids[i], epoch);
@@ -170,7 +171,7 @@ SampleBatch ImagePatchSource::assemble(const int64_t* ids, int64_t count, int64_
   return batch;
 }
 
-SampleBatch ImagePatchSource::assemble_deferred(const int64_t* ids, int64_t count, int64_t epoch) const {
+SampleBatch ImagePatchSource::assemble_deferred(const int64_t* ids, int64_t count, int64_t epoch, bool pinned) const {
   std::vector<Draw> draws;
   int64_t margin = 0;
   for (int64_t i = 0; i < count; ++i) {
@@ -178,14 +179,21 @@ SampleBatch ImagePatchSource::assemble_deferred(const int64_t* ids, int64_t coun
     if (draws.back().degradation->jpeg_quality == 0) margin = std::max(margin, draws.back().degradation->margin());
   }
   const int64_t size = 2 * margin + 1;
+  // Every value below is written here, by hand: LibTorch's fills and copies
+  // of tensors this large split the work among intra-op threads, and called
+  // from a loader thread they start a team of that many threads of its own,
+  // spinning on the cores the step's host side needs.
+  const auto memory = torch::TensorOptions().pinned_memory(pinned);
   auto deferred = std::make_shared<DeferredDegradation>();
-  deferred->windows = torch::zeros({count, channels_, height_ + 2 * margin, width_ + 2 * margin});
-  deferred->kernels = torch::zeros({count, size, size});
-  deferred->noise_sigmas = torch::zeros({count}, torch::kDouble);
-  deferred->noise_keys = torch::zeros({count}, torch::kInt64);
-  deferred->brightness = torch::zeros({count});
+  deferred->windows = torch::empty({count, channels_, height_ + 2 * margin, width_ + 2 * margin}, memory);
+  deferred->kernels = torch::empty({count, size, size}, memory);
+  std::fill_n(deferred->kernels.data_ptr<float>(), deferred->kernels.numel(), 0.0f);
+  deferred->noise_sigmas = torch::empty({count}, memory.dtype(torch::kDouble));
+  std::fill_n(deferred->noise_sigmas.data_ptr<double>(), count, 0.0);
+  deferred->noise_keys = torch::empty({count}, memory.dtype(torch::kInt64));
+  deferred->brightness = torch::empty({count}, memory);
   std::tie(deferred->multiply, deferred->add) = scaling_of(config_.images.scale);
-  SampleBatch batch{torch::Tensor(), torch::empty({count, channels_, height_, width_}), nullptr};
+  SampleBatch batch{torch::Tensor(), torch::empty({count, channels_, height_, width_}, memory), nullptr};
   const int64_t per_sample = channels_ * height_ * width_;
   const int64_t window_values = channels_ * (height_ + 2 * margin) * (width_ + 2 * margin);
   for (int64_t i = 0; i < count; ++i) {
@@ -194,7 +202,7 @@ SampleBatch ImagePatchSource::assemble_deferred(const int64_t* ids, int64_t coun
     const Image& sharp = cache_->pixels(d.pair->target, scratch);
     make_target(d, sharp, batch.targets.data_ptr<float>() + i * per_sample);
     deferred->orientations.push_back(d.orientation);
-    deferred->brightness[i] = d.orientation.brightness;
+    deferred->brightness.data_ptr<float>()[i] = d.orientation.brightness;
     // A JPEG step needs libjpeg: that sample is degraded here, whole, and
     // sits in its window's centre, blurred by a single tap.
     const bool whole = d.degradation->jpeg_quality > 0;
@@ -204,6 +212,9 @@ SampleBatch ImagePatchSource::assemble_deferred(const int64_t* ids, int64_t coun
     const int64_t inset = whole ? margin : 0;
     const int64_t padded_h = height_ + 2 * margin, padded_w = width_ + 2 * margin;
     float* to = deferred->windows.data_ptr<float>() + i * window_values;
+    // A window cut with the batch's margin covers it; a whole sample's
+    // centre leaves the margin, which its single tap never reads, at zero.
+    if (whole) std::fill(to, to + window_values, 0.0f);
     for (int64_t r = 0; r < window.height; ++r)
       for (int64_t c = 0; c < window.width; ++c)
         for (int64_t ch = 0; ch < channels_; ++ch)
@@ -215,10 +226,10 @@ SampleBatch ImagePatchSource::assemble_deferred(const int64_t* ids, int64_t coun
       for (int64_t x = 0; x < kernel.size; ++x)
         weights[(y + offset) * size + x + offset] = kernel.weights[static_cast<size_t>(y * kernel.size + x)];
     if (!whole && d.degradation->noise_sigma > 0) {
-      deferred->noise_sigmas[i] = d.degradation->noise_sigma;
+      deferred->noise_sigmas.data_ptr<double>()[i] = d.degradation->noise_sigma;
       deferred->noisy = true;
     }
-    deferred->noise_keys[i] = static_cast<int64_t>(d.degradation->noise_key);
+    deferred->noise_keys.data_ptr<int64_t>()[i] = static_cast<int64_t>(d.degradation->noise_key);
   }
   batch.deferred = std::move(deferred);
   return batch;

@@ -40,15 +40,15 @@ class ImagePatchSource : public SampleSource {
   int64_t size() const { return static_cast<int64_t>(pairs_.size()) * per_image_; }
   // [channels, height, width] of every sample.
   std::vector<int64_t> sample_shape() const;
-  SampleBatch assemble(const int64_t* ids, int64_t count, int64_t epoch) const override;
 
  private:
+  SampleBatch make_batch(const int64_t* ids, int64_t count, int64_t epoch, bool pinned) const override;
   struct Draw;  // one sample's window, orientation and degradation
   Draw draw_sample(int64_t id, int64_t epoch) const;
   // A sample's target and input, `sharp` its target image.
   void make_target(const Draw& draw, const Image& sharp, float* target) const;
   void make_input(const Draw& draw, const Image& sharp, float* input) const;
-  SampleBatch assemble_deferred(const int64_t* ids, int64_t count, int64_t epoch) const;
+  SampleBatch assemble_deferred(const int64_t* ids, int64_t count, int64_t epoch, bool pinned) const;
 
   std::shared_ptr<const ImageCache> cache_;
   std::vector<PatchPair> pairs_;

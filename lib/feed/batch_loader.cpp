@@ -73,8 +73,9 @@ Batch BatchLoader::assemble(int64_t batch_index) const {
     std::vector<int64_t> ids(static_cast<size_t>(end - begin));
     const int64_t* all_ids = data_.inputs.data_ptr<int64_t>();
     for (size_t i = 0; i < ids.size(); ++i) ids[i] = all_ids[indices[i]];
-    SampleBatch made = data_.source->assemble(ids.data(), end - begin, options_.epoch);
+    SampleBatch made = data_.source->assemble(ids.data(), end - begin, options_.epoch, options_.pin_memory);
     if (!options_.pin_memory) return {std::move(made.inputs), std::move(made.targets), std::move(made.deferred)};
+    // pin_memory() returns a tensor the source made pinned as it is.
     return {made.inputs.defined() ? made.inputs.pin_memory() : made.inputs, made.targets.pin_memory(),
             made.deferred ? std::make_shared<const DeferredDegradation>(made.deferred->pinned()) : nullptr};
   }

@@ -4,13 +4,16 @@
 // the same as on the CPU.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "data/dataset.h"
 #include "degrade/deferred_degradation.h"
 #include "degrade/image_degrade.h"
 #include "images/image_fixtures.h"
+#include "intra_op_threads.h"
 #include "data/patch_samples.h"
 #include "test_paths.h"
 
@@ -54,6 +57,14 @@ void check_within_a_grey_level(const torch::Tensor& a, const torch::Tensor& b, d
   CHECK(difference.max().item<double>() <= level * 1.001);
   const double equal_share = difference.lt(level * 0.5).to(torch::kDouble).mean().item<double>();
   CHECK(equal_share > 0.995);
+}
+
+// This process's threads, as the kernel counts them.
+int process_threads() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  return -1;
 }
 
 }  // namespace
@@ -100,6 +111,36 @@ TEST_CASE("degradation on the device gives the CPU's pairs, to within a grey lev
     CHECK(torch::equal(expected.second, got.second));
     check_within_a_grey_level(got.first, expected.first, level);
   }
+}
+
+TEST_CASE("a loader thread makes a batch for the device without threads of its own", "[data][degrade]") {
+  // LibTorch splits a fill or copy of a large tensor among its intra-op
+  // threads; called from a loader thread, it starts a team of that many
+  // threads for that thread, which then spin on the cores the step needs.
+  const testing::IntraOpThreads two(2);
+  const std::string root = testing::fresh_dir("deferred-threads");
+  for (int i = 0; i < 4; ++i)
+    testing::write_png(root + "/photos/" + std::to_string(i) + ".png",
+                       testing::random_image(200, 200, 3, 60 + static_cast<uint64_t>(i)));
+  DataConfig config = everything(root, PixelScale::kSymmetric);
+  config.patch_size = 96;  // windows of more than 8 x 3 x 96 x 96 values: far above LibTorch's grain
+  config.degrade.motion_blur.probability = 1;
+  config.degrade.motion_blur.length = {20, 30};
+  config.degrade.jpeg.probability = 0;
+  config.degrade.on_device = DataPlacement::kDevice;
+  const DataSplits data = load_dataset(config, 3);
+  const torch::Tensor ids = data.train.inputs.narrow(0, 0, 8).contiguous();
+  int before = 0, after = 0;
+  SampleBatch batch;
+  std::thread loader([&] {
+    before = process_threads();
+    batch = data.train.source->assemble(ids.data_ptr<int64_t>(), ids.size(0), 1);
+    after = process_threads();
+  });
+  loader.join();
+  REQUIRE(batch.deferred);
+  CHECK(batch.deferred->windows.numel() > 8 * 3 * 96 * 96);
+  CHECK(after == before);
 }
 
 TEST_CASE("a deferred batch: windows and kernels as the source left them, blurred by FFT", "[data][degrade]") {

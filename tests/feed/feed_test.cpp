@@ -34,8 +34,7 @@ namespace {
 // Fails on sample 5: with the given error, as a loader thread sees it.
 template <typename Failure>
 class FailingSource : public SampleSource {
- public:
-  SampleBatch assemble(const int64_t* ids, int64_t count, int64_t) const override {
+  SampleBatch make_batch(const int64_t* ids, int64_t count, int64_t, bool) const override {
     for (int64_t i = 0; i < count; ++i)
       if (ids[i] == 5) throw Failure("sample 5 failed");
     auto rows = torch::zeros({count, 1});
@@ -132,7 +131,9 @@ TensorDataset counting_data(int64_t samples) {
 struct SlowSource : SampleSource {
   std::chrono::milliseconds delay;
   explicit SlowSource(std::chrono::milliseconds d) : delay(d) {}
-  SampleBatch assemble(const int64_t* ids, int64_t count, int64_t) const override {
+
+ private:
+  SampleBatch make_batch(const int64_t* ids, int64_t count, int64_t, bool) const override {
     std::this_thread::sleep_for(delay);
     const torch::Tensor rows = torch::from_blob(const_cast<int64_t*>(ids), {count}, torch::kInt64).clone();
     return {rows.to(torch::kFloat32).unsqueeze(1), rows, nullptr};

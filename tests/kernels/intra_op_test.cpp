@@ -11,19 +11,11 @@
 #include <thread>
 #include <vector>
 
-namespace {
+#include "intra_op_threads.h"
 
-// Sets LibTorch's intra-op thread count for one test, then puts it back.
-struct ThreadCount {
-  explicit ThreadCount(int threads) : before(at::get_num_threads()) { at::set_num_threads(threads); }
-  ~ThreadCount() { at::set_num_threads(before); }
-  int before;
-};
-
-}  // namespace
 
 TEST_CASE("intra_op_chunks covers the range once, split among the intra-op threads", "[intra_op]") {
-  ThreadCount two(2);
+  const trainer::testing::IntraOpThreads two(2);
   std::vector<int> visits(100000, 0);
   std::mutex guard;
   std::set<std::thread::id> threads;
@@ -41,7 +33,7 @@ TEST_CASE("intra_op_chunks covers the range once, split among the intra-op threa
 }
 
 TEST_CASE("intra_op_chunks runs a range within the grain in one call on the caller", "[intra_op]") {
-  ThreadCount two(2);
+  const trainer::testing::IntraOpThreads two(2);
   std::vector<std::pair<int64_t, int64_t>> calls;
   std::thread::id ran_on;
   trainer::intra_op_chunks(5, 900, 1000, [&](int64_t first, int64_t last) {

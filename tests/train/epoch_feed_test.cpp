@@ -17,13 +17,15 @@ namespace {
 // Counts the batches assembled; each sample is its own id.
 class CountingSource : public SampleSource {
  public:
-  SampleBatch assemble(const int64_t* ids, int64_t count, int64_t) const override {
+  mutable std::atomic<int> assembled{0};
+
+ private:
+  SampleBatch make_batch(const int64_t* ids, int64_t count, int64_t, bool) const override {
     auto rows = torch::empty({count, 1});
     for (int64_t i = 0; i < count; ++i) rows[i][0] = static_cast<float>(ids[i]);
     ++assembled;
     return {rows, rows.squeeze(1).to(torch::kInt64), nullptr};
   }
-  mutable std::atomic<int> assembled{0};
 };
 
 }  // namespace
