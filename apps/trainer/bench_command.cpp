@@ -50,6 +50,7 @@ void add_bench_command(CLI::App& app, Action& selected) {
         options.steps = args->steps;
         options.warmup = args->warmup;
         options.find_max_batch = args->find_max_batch;
+        options.time_feed = true;
         const auto result = run_training_bench(config.experiment.name, config, options);
         const std::string text =
             args->json ? format_training_bench_json(result) : format_training_bench_text(result);

@@ -1,5 +1,6 @@
 #include "bench/training_bench.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -14,6 +15,9 @@
 namespace trainer {
 
 namespace {
+
+constexpr int64_t kFeedBatches = 100;
+constexpr double kFeedSeconds = 10;
 
 // The eager steps' figures beside the same steps replaying one captured
 // step: its warm-up and capture first, then the steps timed as the eager
@@ -71,6 +75,14 @@ TrainingBenchResult run_training_bench(const std::string& experiment_name, const
     measure_graphed_steps(runner, device, batch, options, result);
   }
   result.peak_memory_bytes = device_memory_usage(device).peak_bytes;
+  if (options.time_feed) {
+    // Enough batches that the feed's start and its filled queue (data.prefetch
+    // batches made ahead) weigh little; a slow pipeline stops at the time limit.
+    const FeedRate feed = runner.feed_rate(batch, std::max<int64_t>(options.steps, kFeedBatches), kFeedSeconds);
+    result.feed_samples = feed.samples;
+    result.feed_seconds = feed.seconds;
+    result.data_workers = config.data.workers;
+  }
   if (options.find_max_batch) {
     const BatchSearch found = largest_fitting_batch(runner, batch);
     result.max_batch = found.largest;

@@ -12,6 +12,9 @@ struct TrainingBenchOptions {
   // Also search the largest batch whose steps fit memory_limit (which must
   // be set): doubling from train.batch_size, then bisecting.
   bool find_max_batch = false;
+  // Also time the input pipeline alone (its batches, no steps), so that the
+  // report says whether it keeps up with the steps.
+  bool time_feed = false;
 };
 
 // Throws UsageError (find_max_batch without a budget), DataError, OutOfMemoryError.

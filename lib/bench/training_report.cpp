@@ -10,6 +10,8 @@
 namespace trainer {
 namespace {
 
+constexpr double kFeedMargin = 1.25;
+
 // "12.3 GFLOP/s", "950 FLOP/s".
 std::string flops_text(double per_second) {
   const std::string count = format_count_si(per_second);
@@ -49,6 +51,16 @@ std::string format_training_bench_text(const TrainingBenchResult& r) {
   } else if (!r.graph_note.empty()) {
     out += "CUDA graph (train.cuda_graph): not measured: " + r.graph_note + "\n";
   }
+  if (r.feed_seconds > 0) {
+    const double ratio = r.samples_per_second() > 0 ? r.feed_samples_per_second() / r.samples_per_second() : 0.0;
+    std::snprintf(text, sizeof text, "input pipeline alone: samples/s %.0f, %.2fx the steps' (data.workers %lld)",
+                  r.feed_samples_per_second(), ratio, static_cast<long long>(r.data_workers));
+    out += text;
+    // Below this margin the pipeline's jitter (a slow photo, a busy core)
+    // makes steps wait, though on average it keeps up.
+    if (ratio < kFeedMargin) out += ": too close to the steps' rate, they may wait for data; raise data.workers";
+    out += "\n";
+  }
   if (r.max_batch > 0 && r.max_batch_is_data_size)
     out += "largest batch that fits the budget: " + std::to_string(r.max_batch) +
            ", the whole training set (the data set capped the search; the budget may hold larger batches)\n";
@@ -81,6 +93,8 @@ std::string format_training_bench_json(const TrainingBenchResult& r) {
       r.forward_multiply_adds > 0
           ? nlohmann::ordered_json(json_number(r.model_flops_per_second(r.samples_per_second())))
           : nullptr;
+  json["input_samples_per_second"] =
+      r.feed_seconds > 0 ? nlohmann::ordered_json(json_number(r.feed_samples_per_second())) : nullptr;
   json["peak_memory_bytes"] = r.peak_memory_bytes;
   json["memory_budget_bytes"] = r.memory_budget_bytes;
   json["max_batch"] = r.max_batch > 0 ? nlohmann::ordered_json(r.max_batch) : nullptr;

@@ -20,6 +20,11 @@ struct TrainingBenchResult {
   // 0: not measured, and `graph_note` says why where it matters.
   double graphed_wall_seconds = 0;
   std::string graph_note;
+  // The input pipeline alone (time_feed): the samples it delivered to the
+  // step's device, and in how long; 0: not measured.
+  int64_t feed_samples = 0;
+  double feed_seconds = 0;
+  int64_t data_workers = 0;  // data.workers, which a slow pipeline may raise
   int64_t peak_memory_bytes = 0;
   int64_t memory_budget_bytes = 0;  // 0: none
   int64_t max_batch = 0;            // --find-max-batch; 0: not searched
@@ -35,6 +40,9 @@ struct TrainingBenchResult {
     return static_cast<double>(steps) / (wall_seconds > 0 ? wall_seconds : times.total());
   }
   double samples_per_second() const { return steps_per_second() * static_cast<double>(batch_size); }
+  double feed_samples_per_second() const {
+    return feed_seconds > 0 ? static_cast<double>(feed_samples) / feed_seconds : 0.0;
+  }
   // The model's arithmetic done a second: a training sample costs about
   // three forward passes (backward computes the gradients of both the
   // inputs and the weights), each multiply-add two floating-point operations.

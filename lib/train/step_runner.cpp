@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "device/device_memory.h"
+#include "device/device_select.h"
 #include "feed/batch_feed.h"
 #include "feed/data_placement.h"
 #include "feed/sampler.h"
@@ -14,6 +15,7 @@
 #include "train/parameter_groups.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/stopwatch.h"
 
 namespace trainer {
 
@@ -61,6 +63,28 @@ void StepRunner::run(int64_t batch, int64_t steps, StepTimes* times) {
     step_.run(*next, lr, 1.0, false, extras);
   }
   if (timer) timer->collect();
+}
+
+FeedRate StepRunner::feed_rate(int64_t batch, int64_t batches, double seconds) {
+  LoaderOptions options = loader_options(config_.data);
+  options.batch_size = batch;
+  options.epoch = 1;
+  FeedRate rate;
+  synchronize(device_);
+  // The start counts: a run's epochs wait for their feed's first batches too
+  // (the next epoch's feed opens while the last one validates).
+  Stopwatch clock;
+  BatchFeed feed(experiment_.data.train, sample_order(batch, batches), options, device_);
+  while (rate.batches < batches && clock.seconds() < seconds) {
+    auto next = feed.next();
+    if (!next) break;
+    ++rate.batches;
+    rate.samples += next->size();
+  }
+  // The copies and the on-device degradation are queued work: done when the GPU has done them.
+  synchronize(device_);
+  rate.seconds = clock.seconds();
+  return rate;
 }
 
 void StepRunner::run_at_rates(int64_t batch, const std::vector<double>& rates,

@@ -16,6 +16,12 @@
 
 namespace trainer {
 
+struct FeedRate {
+  int64_t batches = 0, samples = 0;
+  double seconds = 0;  // from the feed's start (its threads') to the last batch ready on the device
+  double samples_per_second() const { return seconds > 0 ? static_cast<double>(samples) / seconds : 0.0; }
+};
+
 class StepRunner {
  public:
   StepRunner(const ExperimentConfig& config, const torch::Device& device);
@@ -32,6 +38,12 @@ class StepRunner {
   // false to stop there.
   void run_at_rates(int64_t batch, const std::vector<double>& rates,
                     const std::function<bool(int64_t step, double loss)>& after_step);
+
+  // The input pipeline alone, as a run's feed delivers batches of `batch`
+  // samples to the step's device (loader threads, pinned copies, the
+  // degradation a GPU applies), with no step: up to `batches` batches or
+  // until `seconds` have passed, whichever comes first.
+  FeedRate feed_rate(int64_t batch, int64_t batches, double seconds);
 
   // Whether two steps of `batch` fit the budget.
   bool fits(int64_t batch);

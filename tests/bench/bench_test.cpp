@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "bench/matmul_report.h"
+#include "bench/training_report.h"
 #include "cli_runner.h"
 #include "experiment_files.h"
 #include "util/error.h"
@@ -57,6 +58,29 @@ TEST_CASE("trainer bench times a matrix product and prints a checksum", "[device
   }
 }
 
+TEST_CASE("bench's report says when the input pipeline alone is barely faster than the steps", "[bench]") {
+  TrainingBenchResult result;
+  result.experiment = "deblur";
+  result.device = "cuda:0";
+  result.precision = "bf16";
+  result.batch_size = 8;
+  result.steps = 20;
+  result.wall_seconds = 0.4;  // 400 samples/s
+  result.data_workers = 4;
+  result.feed_samples = 800;
+  result.feed_seconds = 0.5;  // 1600 samples/s
+  CHECK_THAT(format_training_bench_text(result),
+             Catch::Contains("input pipeline alone: samples/s 1600, 4.00x the steps' (data.workers 4)\n"));
+  result.feed_seconds = 1.8;  // 444 samples/s: jitter would make the steps wait
+  CHECK_THAT(format_training_bench_text(result),
+             Catch::Contains("input pipeline alone: samples/s 444, 1.11x the steps' (data.workers 4): too close to the "
+                             "steps' rate, they may wait for data; raise data.workers\n"));
+  CHECK_THAT(format_training_bench_json(result), Catch::Contains("\"input_samples_per_second\":444.4"));
+  result.feed_seconds = 0;  // not measured
+  CHECK_THAT(format_training_bench_text(result), !Catch::Contains("input pipeline"));
+  CHECK_THAT(format_training_bench_json(result), Catch::Contains("\"input_samples_per_second\":null"));
+}
+
 TEST_CASE("trainer bench FILE times training steps without writing a run", "[bench][e2e]") {
   const std::string dir = fresh_dir("bench-training");
   MlpExperiment spec;
@@ -79,6 +103,10 @@ TEST_CASE("trainer bench FILE times training steps without writing a run", "[ben
         Approx(6.0 * (256 * 2048 + 2048 * 4) * number_after(json.out, "samples_per_second")).epsilon(1e-4));
   CHECK_THAT(text.out, Catch::Contains("model arithmetic: 532 K multiply-adds a sample forward, about three times "
                                        "that with backward: "));
+  // The input pipeline alone: rows gathered from memory, far faster than the steps.
+  CHECK_THAT(text.out, Catch::Contains("input pipeline alone: samples/s ") && Catch::Contains("(data.workers 1)"));
+  CHECK_THAT(text.out, !Catch::Contains("they may wait for data"));
+  CHECK(number_after(json.out, "input_samples_per_second") > number_after(json.out, "samples_per_second"));
 
   SECTION("--find-max-batch finds the largest batch under the budget") {
     const auto found = run_trainer({"bench", experiment, "--steps", "2", "--find-max-batch", "--json", "--set",
