@@ -87,7 +87,8 @@ images_per_second() {
 # bench FILE` (30 steps after 5): images/s of its eager steps, then of the
 # same steps replaying a CUDA graph (0 where the step could not be captured),
 # then the eager steps' data phase in percent (on a GPU the batches' blurs
-# and noise, data.degrade.on_device, which the Python loop does not do).
+# and noise, data.degrade.on_device, which the Python loop does not do),
+# then the input pipeline's samples a second alone (no steps).
 eager_and_graphed() {
   local precision=$1
   shift
@@ -97,7 +98,7 @@ eager_and_graphed() {
 r = json.load(sys.stdin)
 phases = r["seconds"]
 print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_size"],
-      100 * phases["data"] / max(sum(phases.values()), 1e-12))'
+      100 * phases["data"] / max(sum(phases.values()), 1e-12), r["input_samples_per_second"] or 0)'
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'; }
@@ -142,14 +143,15 @@ if $photos && want deblur; then
   echo "   Python loop (gpu_peers.py deblur, 30 steps after 5), alternated"
   echo "   (trainer: eager steps, then the same steps replaying a CUDA graph)"
   echo "   (data %: the share of trainer's eager step that is the batch's blurs and noise on the GPU)"
-  printf '%-9s %-6s %10s %10s %10s %16s %16s %8s\n' precision repeat trainer graphed python trainer/python \
-    graphed/python "data %"
+  echo "   (input/s: trainer's input pipeline alone, its batches on the GPU with no step, images/s)"
+  printf '%-9s %-6s %10s %10s %10s %16s %16s %8s %10s\n' precision repeat trainer graphed python trainer/python \
+    graphed/python "data %" "input/s"
   for repeat in $(seq "$repeats"); do
     for precision in fp32 bf16; do
       p=$("$python" scripts/bench/gpu_peers.py deblur "$precision" 30 | awk '{ print $3 }')
-      read -r t g d <<<"$(eager_and_graphed "$precision")"
-      printf '%-9s %-6s %10.1f %10.1f %10.1f %16s %16s %8.1f\n' "$precision" "$repeat" "$t" "$g" "$p" \
-        "$(ratio "$t" "$p")" "$(ratio "$g" "$p")" "${d:-0}"
+      read -r t g d i <<<"$(eager_and_graphed "$precision")"
+      printf '%-9s %-6s %10.1f %10.1f %10.1f %16s %16s %8.1f %10.0f\n' "$precision" "$repeat" "$t" "$g" "$p" \
+        "$(ratio "$t" "$p")" "$(ratio "$g" "$p")" "${d:-0}" "${i:-0}"
     done
   done
 fi
