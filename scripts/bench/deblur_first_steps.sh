@@ -11,9 +11,11 @@
 #
 # Runs on the CPU with small patches (data.patch_size, default 64) so that
 # the full config's first steps take minutes, not a GPU; the movement comes
-# from the optimizer's step sizes, not the patch size.
+# from the optimizer's step sizes, not the patch size. With --epochs N, whole
+# epochs (the config's patches an epoch) instead of single steps, still at a
+# constant rate: where each variant stands after its first epochs.
 #
-# Usage: scripts/bench/deblur_first_steps.sh [CONFIG] [--steps N] [--patch P] ['--set K=V ...']...
+# Usage: scripts/bench/deblur_first_steps.sh [CONFIG] [--steps N | --epochs N] [--patch P] ['--set K=V ...']...
 #   CONFIG default configs/deblur_resnet.yaml; the photos must be gathered
 #   first (scripts/deblur-photos.sh data/deblur-photos); after
 #   scripts/build.sh (TRAINER=PATH for another build). Prints figures;
@@ -22,14 +24,15 @@
 #            '--set optimizer.lr_scale={correction: 0.01}' '--set optimizer.lr=0.0003'
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-config=configs/deblur_resnet.yaml steps=8 patch=64
+config=configs/deblur_resnet.yaml steps=8 epochs=0 patch=64
 variants=("")
 while [ $# -gt 0 ]; do
   case "$1" in
     --steps) steps=$2; shift 2 ;;
+    --epochs) epochs=$2; shift 2 ;;
     --patch) patch=$2; shift 2 ;;
     --set*) variants+=("$1"); shift ;;
-    -*) echo "usage: $0 [CONFIG] [--steps N] [--patch P] ['--set K=V ...']..." >&2; exit 2 ;;
+    -*) echo "usage: $0 [CONFIG] [--steps N | --epochs N] [--patch P] ['--set K=V ...']..." >&2; exit 2 ;;
     *) config=$1; shift ;;
   esac
 done
@@ -37,7 +40,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
-echo "$config on the CPU, $patch-pixel patches: validation PSNR (dB) after each of $steps steps at a constant rate"
+if [ "$epochs" -gt 0 ]; then
+  length=(--set "train.epochs=$epochs")
+  echo "$config on the CPU, $patch-pixel patches: validation PSNR (dB) after each of $epochs epochs at a constant rate"
+else
+  length=(--set train.steps_per_epoch=1 --set "train.epochs=$steps")
+  echo "$config on the CPU, $patch-pixel patches: validation PSNR (dB) after each of $steps steps at a constant rate"
+fi
 for variant in "${variants[@]}"; do
   sets=()
   # A variant's options: "--set K=V --set K2={a: b}", split at each --set.
@@ -46,7 +55,7 @@ for variant in "${variants[@]}"; do
   dir="$work/run"
   rm -rf "$dir"
   if ! "${TRAINER:-build/trainer}" run "$config" --set devices=cpu --set "data.patch_size=$patch" \
-      --set train.steps_per_epoch=1 --set "train.epochs=$steps" --set "optimizer.schedule={name: constant}" \
+      "${length[@]}" --set "optimizer.schedule={name: constant}" \
       "${sets[@]}" --run-dir "$dir" --quiet --log-level warn >"$work/out" 2>&1; then
     echo "deblur_first_steps: ${variant:-the config as written} failed:" >&2
     tail -5 "$work/out" >&2
