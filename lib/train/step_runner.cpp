@@ -6,7 +6,6 @@
 
 #include "device/device_memory.h"
 #include "device/device_select.h"
-#include "feed/batch_feed.h"
 #include "feed/data_placement.h"
 #include "feed/sampler.h"
 #include "optim/lr_schedule.h"
@@ -43,11 +42,15 @@ std::vector<int64_t> StepRunner::sample_order(int64_t batch, int64_t steps) cons
   return order;
 }
 
-void StepRunner::run(int64_t batch, int64_t steps, StepTimes* times) {
+std::unique_ptr<BatchFeed> StepRunner::open_feed(int64_t batch, int64_t steps) const {
   LoaderOptions options = loader_options(config_.data);
   options.batch_size = batch;
   options.epoch = 1;
-  BatchFeed loader(experiment_.data.train, sample_order(batch, steps), options, device_);
+  return std::make_unique<BatchFeed>(experiment_.data.train, sample_order(batch, steps), options, device_);
+}
+
+void StepRunner::run(int64_t batch, int64_t steps, StepTimes* times) {
+  const std::unique_ptr<BatchFeed> loader = open_feed(batch, steps);
   const double steps_per_epoch = std::ceil(static_cast<double>(train_size()) / static_cast<double>(batch));
   std::unique_ptr<StepTimer> timer;
   if (times) timer = std::make_unique<StepTimer>(device_, *times);
@@ -55,7 +58,7 @@ void StepRunner::run(int64_t batch, int64_t steps, StepTimes* times) {
   extras.timer = timer.get();
   for (int64_t step = 0;; ++step) {
     if (timer) timer->start();
-    auto next = loader.next();
+    auto next = loader->next();
     if (!next) break;
     const double lr = scheduled_lr(config_.optimizer.schedule, *config_.optimizer.lr,
                                    static_cast<double>(step) / steps_per_epoch,
@@ -66,17 +69,14 @@ void StepRunner::run(int64_t batch, int64_t steps, StepTimes* times) {
 }
 
 FeedRate StepRunner::feed_rate(int64_t batch, int64_t batches, double seconds) {
-  LoaderOptions options = loader_options(config_.data);
-  options.batch_size = batch;
-  options.epoch = 1;
   FeedRate rate;
   synchronize(device_);
   // The start counts: a run's epochs wait for their feed's first batches too
   // (the next epoch's feed opens while the last one validates).
   Stopwatch clock;
-  BatchFeed feed(experiment_.data.train, sample_order(batch, batches), options, device_);
+  const std::unique_ptr<BatchFeed> feed = open_feed(batch, batches);
   while (rate.batches < batches && clock.seconds() < seconds) {
-    auto next = feed.next();
+    auto next = feed->next();
     if (!next) break;
     ++rate.batches;
     rate.samples += next->size();
@@ -89,15 +89,12 @@ FeedRate StepRunner::feed_rate(int64_t batch, int64_t batches, double seconds) {
 
 void StepRunner::run_at_rates(int64_t batch, const std::vector<double>& rates,
                               const std::function<bool(int64_t step, double loss)>& after_step) {
-  LoaderOptions options = loader_options(config_.data);
-  options.batch_size = batch;
-  options.epoch = 1;
-  BatchFeed loader(experiment_.data.train, sample_order(batch, static_cast<int64_t>(rates.size())), options, device_);
+  const std::unique_ptr<BatchFeed> loader = open_feed(batch, static_cast<int64_t>(rates.size()));
   MetricAccumulator meters(config_.loss, {}, experiment_.model.final_softmax);
   StepExtras extras;
   extras.meters = &meters;
   for (size_t step = 0; step < rates.size(); ++step) {
-    auto next = loader.next();
+    auto next = loader->next();
     if (!next) break;
     meters.reset();
     step_.run(*next, rates[step], 1.0, false, extras);

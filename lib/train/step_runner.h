@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "feed/batch_feed.h"
 #include "train/experiment_setup.h"
 #include "train/mixed_precision.h"
 #include "train/train_step.h"
@@ -19,7 +20,6 @@ namespace trainer {
 struct FeedRate {
   int64_t batches = 0, samples = 0;
   double seconds = 0;  // from the feed's start (its threads') to the last batch ready on the device
-  double samples_per_second() const { return seconds > 0 ? static_cast<double>(samples) / seconds : 0.0; }
 };
 
 class StepRunner {
@@ -59,6 +59,8 @@ class StepRunner {
  private:
   // The first `batch` x `steps` samples of the run's epochs, one after another.
   std::vector<int64_t> sample_order(int64_t batch, int64_t steps) const;
+  // A feed of those samples in batches of `batch`, as a run's first epoch loads them.
+  std::unique_ptr<BatchFeed> open_feed(int64_t batch, int64_t steps) const;
 
   const ExperimentConfig& config_;
   torch::Device device_;
