@@ -1,12 +1,12 @@
 // The fused norm chain's CUDA kernels: one thread block per (sample,
 // channel) plane. The forward takes the plane's mean and variance (Welford,
-// combined across the block), then writes the padded output, each element
-// reading its reflected source; the backward gathers each element's
-// gradient from the padded positions that read it, recomputes the ReLU and
-// dropout masks, sums the two gradient statistics across the block, and
-// writes the input's gradient. Channels-last inputs go to the kernels of
-// norm_chain_cuda_channels_last.cu, whose reads a plane per block could not
-// coalesce.
+// combined across the block), then normalises each element and writes it
+// to every padded position that reflects it; the backward gathers each
+// element's gradient from the padded positions that read it, recomputes
+// the ReLU and dropout masks, sums the two gradient statistics across the
+// block, and writes the input's gradient. Channels-last inputs go to the
+// kernels of norm_chain_cuda_channels_last.cu, whose reads a plane per
+// block could not coalesce.
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <ATen/cuda/CUDAContext.h>
@@ -88,6 +88,20 @@ __device__ PlaneConstants plane_constants(int64_t plane, const Shape& s, const f
   return {gamma ? gamma[c] : 1.0f, beta ? beta[c] : 0.0f, draw_of(tail)};
 }
 
+// Calls visit(e, kept) for the elements of a plane (its first element's
+// NCHW index `plane_first`) that this thread takes: `kept` is dropout's
+// verdict on e. Groups of group_size() neighbours, the groups spread over
+// the block's threads.
+template <typename Visit>
+__device__ void for_my_elements(int elements, int64_t plane_first, const Tail& tail, const Draw& draw, Visit&& visit) {
+  const int group = group_size(tail), stride = static_cast<int>(blockDim.x) * group;
+  for (int first = static_cast<int>(threadIdx.x) * group; first < elements; first += stride) {
+    const int count = min(group, elements - first);
+    const unsigned kept = group_kept(tail, draw, plane_first + first, count);
+    for (int j = 0; j < count; ++j) visit(first + j, ((kept >> j) & 1u) != 0);
+  }
+}
+
 template <typename T>
 __global__ void chain_forward_kernel(const T* __restrict__ x, const float* __restrict__ gamma,
                                      const float* __restrict__ beta, T* __restrict__ y, float* __restrict__ means,
@@ -105,27 +119,36 @@ __global__ void chain_forward_kernel(const T* __restrict__ x, const float* __res
   const PlaneConstants k = plane_constants(plane, s, gamma, beta, tail);
   // Within a plane 32-bit indices (norm_chain_unfit turns larger planes
   // away): a 64-bit division is many instructions on a GPU, a 32-bit one few.
-  const int width = static_cast<int>(s.padded_width()), padded = static_cast<int>(s.padded_height()) * width;
-  T* yp = y + plane * padded;
-  for (int i = static_cast<int>(threadIdx.x); i < padded; i += static_cast<int>(blockDim.x)) {
-    const int row = i / width, col = i - row * width;
-    const int64_t source = reflected_source(row, s.height, s.top) * s.width + reflected_source(col, s.width, s.left);
-    const float v = normalised(static_cast<float>(xp[source]), mean, rstd, k.gamma, k.beta);
-    yp[i] = static_cast<T>(apply_tail(v, tail, k.draw, plane * elements + source));
-  }
+  const int width = static_cast<int>(s.width), padded_width = static_cast<int>(s.padded_width());
+  T* yp = y + plane * s.padded_height() * s.padded_width();
+  for_my_elements(static_cast<int>(elements), plane * elements, tail, k.draw, [&](int e, bool kept) {
+    const int h = e / width, w = e - h * width;
+    const T v = static_cast<T>(apply_tail(normalised(static_cast<float>(xp[e]), mean, rstd, k.gamma, k.beta), tail, kept));
+    int64_t rows[3], cols[3];
+    const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
+    const int nc = padded_readers(w, s.width, s.left, s.right, cols);
+#pragma unroll
+    for (int i = 0; i < 3; ++i)
+#pragma unroll
+      for (int j = 0; j < 3; ++j)
+        if (i < nr && j < nc) yp[rows[i] * padded_width + cols[j]] = v;
+  });
 }
 
 // The gradient of the normalised value at element (h, w) of a plane.
 template <typename T>
 __device__ float element_gradient(const T* gp, const Shape& s, int64_t h, int64_t w, float v, const Tail& tail,
-                                  const Draw& draw, int64_t index) {
+                                  bool kept) {
   int64_t rows[3], cols[3];
   const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
   const int nc = padded_readers(w, s.width, s.left, s.right, cols);
   float folded = 0;
-  for (int i = 0; i < nr; ++i)
-    for (int j = 0; j < nc; ++j) folded += static_cast<float>(gp[rows[i] * s.padded_width() + cols[j]]);
-  return tail_gradient(folded, v, tail, draw, index);
+#pragma unroll
+  for (int i = 0; i < 3; ++i)
+#pragma unroll
+    for (int j = 0; j < 3; ++j)
+      if (i < nr && j < nc) folded += static_cast<float>(gp[rows[i] * s.padded_width() + cols[j]]);
+  return tail_gradient(folded, v, tail, kept);
 }
 
 template <typename T>
@@ -141,27 +164,25 @@ __global__ void chain_backward_kernel(const T* __restrict__ grad, const T* __res
   const float mean = means[plane], rstd = rstds[plane];
   const PlaneConstants k = plane_constants(plane, s, gamma, beta, tail);
   float2 sums = make_float2(0, 0);
-  for (int e = static_cast<int>(threadIdx.x); e < elements; e += static_cast<int>(blockDim.x)) {
+  for_my_elements(elements, plane * elements, tail, k.draw, [&](int e, bool kept) {
     const int h = e / width, w = e - h * width;
     const float xv = static_cast<float>(xp[e]);
-    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, k.draw,
-                                      plane * elements + e);
+    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, kept);
     sums.x += gy;
     sums.y += gy * ((xv - mean) * rstd);
-  }
+  });
   sums = block_sum(sums);
   if (threadIdx.x == 0) {
     dgamma[plane] = sums.y;
     dbeta[plane] = sums.x;
   }
   const float mean_gy = sums.x / elements, mean_gy_xhat = sums.y / elements, scale = k.gamma * rstd;
-  for (int e = static_cast<int>(threadIdx.x); e < elements; e += static_cast<int>(blockDim.x)) {
+  for_my_elements(elements, plane * elements, tail, k.draw, [&](int e, bool kept) {
     const int h = e / width, w = e - h * width;
     const float xv = static_cast<float>(xp[e]);
-    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, k.draw,
-                                      plane * elements + e);
+    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, kept);
     dx[plane * elements + e] = static_cast<T>(scale * (gy - mean_gy - ((xv - mean) * rstd) * mean_gy_xhat));
-  }
+  });
 }
 
 // Threads a block: enough for the plane, at most 512.

@@ -7,13 +7,16 @@
 //                of one sample's positions to partial Welford statistics;
 //                a small kernel merges a plane's chunks into its mean and
 //                1 / std;
-//   output:      one thread per padded output element, reading its
-//                reflected source.
+//   output:      a thread per input element (with dropout, per four
+//                neighbours along a row, which one Philox evaluation
+//                serves), writing it to every padded position that
+//                reflects it.
 // The backward has the same three steps: partial sums of the gradient and
 // of gradient x normalised input (each element gathering its gradient from
 // the padded positions that read it, the ReLU and dropout masks
 // recomputed), their merge into the per-plane sums (which are also the
-// scale's and shift's gradients), and one thread per input element.
+// scale's and shift's gradients), and a thread per input element (or four
+// neighbours, with dropout).
 #include <ATen/Dispatch.h>
 #include <ATen/cuda/CUDAContext.h>
 
@@ -102,25 +105,41 @@ __global__ void merge_statistics_kernel(const float* __restrict__ partial, float
   rstds[plane] = rsqrtf(w.m2 / w.count + eps);
 }
 
+// total: samples x height x groups a row x channels threads, a group being
+// group_size() neighbours along a row.
 template <typename T>
 __global__ void output_kernel(const T* __restrict__ x, const float* __restrict__ gamma, const float* __restrict__ beta,
                               const float* __restrict__ means, const float* __restrict__ rstds, T* __restrict__ y,
                               LastShape s, Tail tail, int total) {
   const Draw draw = draw_of(tail);
+  const int group = group_size(tail), groups = (s.width + group - 1) / group;
   const int width = s.padded_width(), height = s.padded_height();
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
     int rest = i / s.channels;
     const int c = i - rest * s.channels;
-    const int col = rest % width;
-    rest /= width;
-    const int row = rest % height, n = rest / height;
-    const int h = static_cast<int>(reflected_source(row, s.height, s.top));
-    const int w = static_cast<int>(reflected_source(col, s.width, s.left));
-    const int position = h * s.width + w, plane = n * s.channels + c;
+    const int first = (rest % groups) * group;
+    rest /= groups;
+    const int h = rest % s.height, n = rest / s.height;
+    const int plane = n * s.channels + c, count = min(group, s.width - first);
     const ChannelConstants k = channel_constants(plane, c, means, rstds, gamma, beta);
-    const float xv = static_cast<float>(x[(n * s.positions() + position) * s.channels + c]);
-    const float v = normalised(xv, k.mean, k.rstd, k.gamma, k.beta);
-    y[i] = static_cast<T>(apply_tail(v, tail, draw, static_cast<int64_t>(plane) * s.positions() + position));
+    const unsigned kept =
+        group_kept(tail, draw, static_cast<int64_t>(plane) * s.positions() + h * s.width + first, count);
+    int64_t rows[3];
+    const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
+    for (int j = 0; j < count; ++j) {
+      const int w = first + j;
+      const float xv = static_cast<float>(x[(n * s.positions() + h * s.width + w) * s.channels + c]);
+      const T v = static_cast<T>(
+          apply_tail(normalised(xv, k.mean, k.rstd, k.gamma, k.beta), tail, ((kept >> j) & 1u) != 0));
+      int64_t cols[3];
+      const int nc = padded_readers(w, s.width, s.left, s.right, cols);
+#pragma unroll
+      for (int a = 0; a < 3; ++a)
+#pragma unroll
+        for (int b = 0; b < 3; ++b)
+          if (a < nr && b < nc)
+            y[((n * height + static_cast<int>(rows[a])) * width + static_cast<int>(cols[b])) * s.channels + c] = v;
+    }
   }
 }
 
@@ -128,19 +147,21 @@ __global__ void output_kernel(const T* __restrict__ x, const float* __restrict__
 // gradients that read it, summed, through the tail.
 template <typename T>
 __device__ float normalised_gradient(const T* g, const LastShape& s, int n, int h, int w, int c, float v,
-                                     const Tail& tail, const Draw& draw, int plane) {
+                                     const Tail& tail, bool kept) {
   int64_t rows[3], cols[3];
   const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
   const int nc = padded_readers(w, s.width, s.left, s.right, cols);
   float folded = 0;
-  for (int i = 0; i < nr; ++i)
-    for (int j = 0; j < nc; ++j)
-      folded += static_cast<float>(
-          g[((static_cast<int>(n) * s.padded_height() + static_cast<int>(rows[i])) * s.padded_width() +
-             static_cast<int>(cols[j])) *
-                s.channels +
-            c]);
-  return tail_gradient(folded, v, tail, draw, static_cast<int64_t>(plane) * s.positions() + h * s.width + w);
+#pragma unroll
+  for (int i = 0; i < 3; ++i)
+#pragma unroll
+    for (int j = 0; j < 3; ++j)
+      if (i < nr && j < nc)
+        folded += static_cast<float>(g[((n * s.padded_height() + static_cast<int>(rows[i])) * s.padded_width() +
+                                        static_cast<int>(cols[j])) *
+                                           s.channels +
+                                       c]);
+  return tail_gradient(folded, v, tail, kept);
 }
 
 // partial: (samples, chunks, channels) x (sum of the gradient, sum of the
@@ -158,13 +179,18 @@ __global__ void partial_sums_kernel(const T* __restrict__ grad, const T* __restr
     const Draw draw = draw_of(tail);
     const int plane = n * s.channels + c;
     const ChannelConstants k = channel_constants(plane, c, means, rstds, gamma, beta);
-    for (int p = first + static_cast<int>(threadIdx.y); p < last; p += kRows) {
-      const int h = p / s.width, w = p - h * s.width;
-      const float xv = static_cast<float>(x[(n * s.positions() + p) * s.channels + c]);
-      const float v = normalised(xv, k.mean, k.rstd, k.gamma, k.beta);
-      const float gy = normalised_gradient(grad, s, n, h, w, c, v, tail, draw, plane);
-      sums.x += gy;
-      sums.y += gy * ((xv - k.mean) * k.rstd);
+    const int group = group_size(tail);
+    for (int p0 = first + static_cast<int>(threadIdx.y) * group; p0 < last; p0 += kRows * group) {
+      const int count = min(group, last - p0);
+      const unsigned kept = group_kept(tail, draw, static_cast<int64_t>(plane) * s.positions() + p0, count);
+      for (int j = 0; j < count; ++j) {
+        const int p = p0 + j, h = p / s.width, w = p - h * s.width;
+        const float xv = static_cast<float>(x[(n * s.positions() + p) * s.channels + c]);
+        const float v = normalised(xv, k.mean, k.rstd, k.gamma, k.beta);
+        const float gy = normalised_gradient(grad, s, n, h, w, c, v, tail, ((kept >> j) & 1u) != 0);
+        sums.x += gy;
+        sums.y += gy * ((xv - k.mean) * k.rstd);
+      }
     }
   }
   __shared__ float2 rows[kRows][kLanes];
@@ -197,6 +223,8 @@ __global__ void merge_sums_kernel(const float* __restrict__ partial, float* __re
   sum_gy_xhat[plane] = b;
 }
 
+// total: samples x groups a plane x channels threads, a group being
+// group_size() neighbouring positions.
 template <typename T>
 __global__ void input_gradient_kernel(const T* __restrict__ grad, const T* __restrict__ x,
                                       const float* __restrict__ gamma, const float* __restrict__ beta,
@@ -205,19 +233,24 @@ __global__ void input_gradient_kernel(const T* __restrict__ grad, const T* __res
                                       T* __restrict__ dx, LastShape s, Tail tail, int total) {
   const Draw draw = draw_of(tail);
   const float elements = static_cast<float>(s.positions());
+  const int group = group_size(tail), groups = (s.positions() + group - 1) / group;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
     const int rest = i / s.channels;
     const int c = i - rest * s.channels;
-    const int n = rest / s.positions(), p = rest - n * s.positions();
-    const int h = p / s.width, w = p - h * s.width;
-    const int plane = n * s.channels + c;
+    const int n = rest / groups, first = (rest - n * groups) * group;
+    const int plane = n * s.channels + c, count = min(group, s.positions() - first);
     const ChannelConstants k = channel_constants(plane, c, means, rstds, gamma, beta);
-    const float xv = static_cast<float>(x[i]);
-    const float v = normalised(xv, k.mean, k.rstd, k.gamma, k.beta);
-    const float gy = normalised_gradient(grad, s, n, h, w, c, v, tail, draw, plane);
-    const float xhat = (xv - k.mean) * k.rstd;
-    dx[i] = static_cast<T>(k.gamma * k.rstd *
-                           (gy - sum_gy[plane] / elements - xhat * (sum_gy_xhat[plane] / elements)));
+    const float mean_gy = sum_gy[plane] / elements, mean_gy_xhat = sum_gy_xhat[plane] / elements;
+    const unsigned kept = group_kept(tail, draw, static_cast<int64_t>(plane) * s.positions() + first, count);
+    for (int j = 0; j < count; ++j) {
+      const int p = first + j, h = p / s.width, w = p - h * s.width;
+      const int at = (n * s.positions() + p) * s.channels + c;
+      const float xv = static_cast<float>(x[at]);
+      const float v = normalised(xv, k.mean, k.rstd, k.gamma, k.beta);
+      const float gy = normalised_gradient(grad, s, n, h, w, c, v, tail, ((kept >> j) & 1u) != 0);
+      const float xhat = (xv - k.mean) * k.rstd;
+      dx[at] = static_cast<T>(k.gamma * k.rstd * (gy - mean_gy - xhat * mean_gy_xhat));
+    }
   }
 }
 
@@ -246,7 +279,8 @@ ChainForward chain_forward_channels_last(const at::Tensor& x, const at::Tensor& 
                    at::empty({s.samples * s.channels}, floats), at::empty({s.samples * s.channels}, floats)};
   const at::Tensor partial = at::empty({s.samples, chunks, s.channels, 3}, floats);
   const Tail tail = tail_of(options, dropout, draws);
-  const int total = static_cast<int>(out.output.numel());
+  const int group = group_size(tail);
+  const int total = s.samples * s.height * ceil_div(s.width, group) * s.channels;
   auto stream = at::cuda::getCurrentCUDAStream();
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "norm_chain_forward_channels_last", [&] {
     partial_statistics_kernel<scalar_t><<<statistics_grid(s, chunks), dim3(kLanes, kRows), 0, stream>>>(
@@ -276,7 +310,7 @@ ChainBackward chain_backward_channels_last(const at::Tensor& grad_output, const 
                     at::empty({s.samples, s.channels}, floats)};
   const at::Tensor partial = at::empty({s.samples, chunks, s.channels, 2}, floats);
   const Tail tail = tail_of(options, dropout, draws);
-  const int total = static_cast<int>(x.numel());
+  const int total = s.samples * ceil_div(s.positions(), group_size(tail)) * s.channels;
   auto stream = at::cuda::getCurrentCUDAStream();
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "norm_chain_backward_channels_last", [&] {
     partial_sums_kernel<scalar_t><<<statistics_grid(s, chunks), dim3(kLanes, kRows), 0, stream>>>(

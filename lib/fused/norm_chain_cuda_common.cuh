@@ -39,20 +39,29 @@ __device__ inline Draw draw_of(const Tail& tail) {
   return draw;
 }
 
-// `index`: the element's index in NCHW order whatever the layout, so that
-// both layouts drop the same elements.
-__device__ inline float apply_tail(float v, const Tail& tail, const Draw& draw, int64_t index) {
+// Dropout's verdicts on the `count` (1 to 4) elements whose indices in
+// NCHW order (whatever the layout, so that both layouts drop the same
+// elements) begin at `first`: bit j for element first + j. All kept
+// without dropout.
+__device__ inline unsigned group_kept(const Tail& tail, const Draw& draw, int64_t first, int count) {
+  return tail.keep < 1 ? kept_bits(draw.seed, static_cast<uint64_t>(first), draw.offset, tail.keep, count) : 0xFu;
+}
+
+// How many neighbouring elements a thread takes at once: four with dropout,
+// so that one Philox evaluation serves four elements instead of each
+// element evaluating it for one of its four words; one without, so that
+// neighbouring threads read and write neighbouring elements.
+// The host sizes grids by it too.
+__host__ __device__ inline int group_size(const Tail& tail) { return tail.keep < 1 ? 4 : 1; }
+
+__device__ inline float apply_tail(float v, const Tail& tail, bool kept) {
   if (tail.relu) v = v > 0 ? v : 0;
-  if (tail.keep < 1)
-    v = dropout_keeps(philox_word(draw.seed, static_cast<uint64_t>(index), draw.offset), tail.keep) ? v * (1 / tail.keep)
-                                                                                                  : 0;
+  if (tail.keep < 1) v = kept ? v * (1 / tail.keep) : 0;
   return v;
 }
 
-__device__ inline float tail_gradient(float g, float v, const Tail& tail, const Draw& draw, int64_t index) {
-  if (tail.keep < 1)
-    g = dropout_keeps(philox_word(draw.seed, static_cast<uint64_t>(index), draw.offset), tail.keep) ? g * (1 / tail.keep)
-                                                                                                  : 0;
+__device__ inline float tail_gradient(float g, float v, const Tail& tail, bool kept) {
+  if (tail.keep < 1) g = kept ? g * (1 / tail.keep) : 0;
   if (tail.relu && !(v > 0)) g = 0;
   return g;
 }

@@ -52,12 +52,15 @@ __global__ void pad_backward_kernel(const T* __restrict__ grad, T* __restrict__ 
     const int nc = padded_readers(w, s.width, s.left, s.right, cols);
     using Sum = at::acc_type<T, /*is_cuda=*/true>;
     Sum sum = 0;
-    for (int a = 0; a < nr; ++a)
-      for (int b = 0; b < nc; ++b)
-        sum += static_cast<Sum>(
-            grad[((n * s.padded_height() + static_cast<int>(rows[a])) * s.padded_width() + static_cast<int>(cols[b])) *
-                     s.channels +
-                 c]);
+#pragma unroll
+    for (int a = 0; a < 3; ++a)
+#pragma unroll
+      for (int b = 0; b < 3; ++b)
+        if (a < nr && b < nc)
+          sum += static_cast<Sum>(grad[((n * s.padded_height() + static_cast<int>(rows[a])) * s.padded_width() +
+                                        static_cast<int>(cols[b])) *
+                                           s.channels +
+                                       c]);
     dx[i] = static_cast<T>(sum);
   }
 }
