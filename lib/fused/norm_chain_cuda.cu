@@ -14,6 +14,7 @@
 
 #include "fused/norm_chain_cuda_channels_last.h"
 #include "fused/norm_chain_cuda_common.cuh"
+#include "fused/padded_gather.cuh"
 
 namespace trainer::fused {
 namespace {
@@ -137,17 +138,10 @@ __global__ void chain_forward_kernel(const T* __restrict__ x, const float* __res
 
 // The gradient of the normalised value at element (h, w) of a plane.
 template <typename T>
-__device__ float element_gradient(const T* gp, const Shape& s, int64_t h, int64_t w, float v, const Tail& tail,
-                                  bool kept) {
-  int64_t rows[3], cols[3];
-  const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
-  const int nc = padded_readers(w, s.width, s.left, s.right, cols);
-  float folded = 0;
-#pragma unroll
-  for (int i = 0; i < 3; ++i)
-#pragma unroll
-    for (int j = 0; j < 3; ++j)
-      if (i < nr && j < nc) folded += static_cast<float>(gp[rows[i] * s.padded_width() + cols[j]]);
+__device__ float element_gradient(const T* gp, const Shape& s, int h, int w, float v, const Tail& tail, bool kept) {
+  const int64_t padded_width = s.padded_width();
+  const float folded =
+      gather_padded<float>(gp, s, h, w, [&](int row, int col) { return row * padded_width + col; });
   return tail_gradient(folded, v, tail, kept);
 }
 

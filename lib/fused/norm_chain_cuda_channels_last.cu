@@ -24,6 +24,7 @@
 
 #include "fused/norm_chain_cuda_channels_last.h"
 #include "fused/norm_chain_cuda_common.cuh"
+#include "fused/padded_gather.cuh"
 
 namespace trainer::fused {
 namespace {
@@ -148,20 +149,7 @@ __global__ void output_kernel(const T* __restrict__ x, const float* __restrict__
 template <typename T>
 __device__ float normalised_gradient(const T* g, const LastShape& s, int n, int h, int w, int c, float v,
                                      const Tail& tail, bool kept) {
-  int64_t rows[3], cols[3];
-  const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
-  const int nc = padded_readers(w, s.width, s.left, s.right, cols);
-  float folded = 0;
-#pragma unroll
-  for (int i = 0; i < 3; ++i)
-#pragma unroll
-    for (int j = 0; j < 3; ++j)
-      if (i < nr && j < nc)
-        folded += static_cast<float>(g[((n * s.padded_height() + static_cast<int>(rows[i])) * s.padded_width() +
-                                        static_cast<int>(cols[j])) *
-                                           s.channels +
-                                       c]);
-  return tail_gradient(folded, v, tail, kept);
+  return tail_gradient(gather_padded_nhwc<float>(g, s, n, h, w, c), v, tail, kept);
 }
 
 // partial: (samples, chunks, channels) x (sum of the gradient, sum of the

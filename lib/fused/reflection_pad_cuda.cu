@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "fused/norm_chain_math.h"
+#include "fused/padded_gather.cuh"
 #include "fused/reflection_pad_backend.h"
 
 namespace trainer::fused {
@@ -47,21 +48,8 @@ __global__ void pad_backward_kernel(const T* __restrict__ grad, T* __restrict__ 
     const int w = rest % s.width;
     rest /= s.width;
     const int h = rest % s.height, n = rest / s.height;
-    int64_t rows[3], cols[3];
-    const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
-    const int nc = padded_readers(w, s.width, s.left, s.right, cols);
     using Sum = at::acc_type<T, /*is_cuda=*/true>;
-    Sum sum = 0;
-#pragma unroll
-    for (int a = 0; a < 3; ++a)
-#pragma unroll
-      for (int b = 0; b < 3; ++b)
-        if (a < nr && b < nc)
-          sum += static_cast<Sum>(grad[((n * s.padded_height() + static_cast<int>(rows[a])) * s.padded_width() +
-                                        static_cast<int>(cols[b])) *
-                                           s.channels +
-                                       c]);
-    dx[i] = static_cast<T>(sum);
+    dx[i] = static_cast<T>(gather_padded_nhwc<Sum>(grad, s, n, h, w, c));
   }
 }
 

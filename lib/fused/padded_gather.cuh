@@ -1,0 +1,39 @@
+#pragma once
+// The reflection's backward gather that the norm chain's kernels and
+// reflection_pad's share: an element's gradient is the sum of the padded
+// output's gradients at every position that reflects it.
+#include <stdint.h>
+
+#include "fused/norm_chain_math.h"
+
+namespace trainer::fused {
+
+// The sum of the padded gradients `g` over the 1 to 9 positions that
+// reflect element (h, w) of a plane: `at(row, col)` says where padded
+// position (row, col) lies in `g`, whatever the layout. Shape: height,
+// width, top, bottom, left and right. Both loops run over all three slots
+// of padded_readers, unrolled, so that the slots stay in registers.
+template <typename Sum, typename T, typename Shape, typename At>
+__device__ inline Sum gather_padded(const T* __restrict__ g, const Shape& s, int h, int w, At&& at) {
+  int64_t rows[3], cols[3];
+  const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
+  const int nc = padded_readers(w, s.width, s.left, s.right, cols);
+  Sum sum = 0;
+#pragma unroll
+  for (int i = 0; i < 3; ++i)
+#pragma unroll
+    for (int j = 0; j < 3; ++j)
+      if (i < nr && j < nc) sum += static_cast<Sum>(g[at(static_cast<int>(rows[i]), static_cast<int>(cols[j]))]);
+  return sum;
+}
+
+// The same for element (n, h, w, c) of a channels-last tensor; Shape also
+// has channels, padded_height() and padded_width(), in 32 bits.
+template <typename Sum, typename T, typename Shape>
+__device__ inline Sum gather_padded_nhwc(const T* __restrict__ g, const Shape& s, int n, int h, int w, int c) {
+  return gather_padded<Sum>(g, s, h, w, [&](int row, int col) {
+    return ((n * s.padded_height() + row) * s.padded_width() + col) * s.channels + c;
+  });
+}
+
+}  // namespace trainer::fused
