@@ -12,11 +12,11 @@ std::pair<torch::Tensor, torch::Tensor> as_double(const torch::Tensor& output, c
 
 // The normalised 11-tap Gaussian of sigma 1.5, [11]. The 11 x 11 window is
 // its outer product, so a window's weighted mean is two passes of 11 taps
-// (down the columns, then along the rows) instead of one of 121: the
+// (down the columns, then along the rows) instead of one of 121. The
 // 121-tap depthwise convolution in float64, which CPUs run without oneDNN,
 // took some 1.1 s for a batch of 8 128-pixel images, about 60 % of a
-// training step of deblur_resnet_small.yaml, where the two passes take
-// 0.035 s (scripts/bench/ssim_bench.sh).
+// training step of deblur_resnet_small.yaml; the two passes take 0.035 s.
+// scripts/bench/metric_cost.sh times an epoch with the metrics and without.
 torch::Tensor gaussian_taps(const torch::TensorOptions& options) {
   const torch::Tensor x = torch::arange(kSsimWindow, options) - (kSsimWindow - 1) / 2;
   const torch::Tensor g = (-x.square() / (2 * 1.5 * 1.5)).exp();
