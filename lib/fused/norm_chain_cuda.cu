@@ -109,9 +109,9 @@ __global__ void chain_forward_kernel(const T* __restrict__ x, const float* __res
                                      float* __restrict__ rstds, Shape s, float eps, Tail tail) {
   const int64_t plane = blockIdx.x, elements = s.elements();
   const T* xp = x + plane * elements;
-  Welford w{0, 0, 0};
-  for (int64_t i = threadIdx.x; i < elements; i += blockDim.x) w.add(static_cast<float>(xp[i]));
-  const Welford stats = block_welford(w);
+  Welford mine{0, 0, 0};
+  for (int64_t i = threadIdx.x; i < elements; i += blockDim.x) mine.add(static_cast<float>(xp[i]));
+  const Welford stats = block_welford(mine);
   const float mean = stats.mean, rstd = rsqrtf(stats.m2 / stats.count + eps);
   if (threadIdx.x == 0) {
     means[plane] = mean;
