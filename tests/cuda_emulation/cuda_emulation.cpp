@@ -7,6 +7,10 @@
 
 #include <ucontext.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 #include <exception>
 #include <sstream>
 #include <stdexcept>
@@ -27,7 +31,7 @@ struct Fiber {
   ucontext_t context{};
   std::vector<char> stack;
   State state = State::Runnable;
-  unsigned warp_mask = 0;
+  void* fake_stack = nullptr;  // AddressSanitizer's, kept while switched away
 };
 
 struct Block {
@@ -44,18 +48,62 @@ Block& block() {
   return b;
 }
 
+// AddressSanitizer follows the stack switches only when told of them: each
+// switch starts with the stack it goes to and ends, on that stack, with the
+// one it came from (nothing without ASan).
+#if defined(__SANITIZE_ADDRESS__)
+struct SchedulerStack {
+  void* fake = nullptr;
+  const void* bottom = nullptr;
+  size_t size = 0;
+};
+SchedulerStack& scheduler_stack() {
+  static SchedulerStack s;
+  return s;
+}
+#endif
+void switching_to_fiber(Fiber& f) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(&scheduler_stack().fake, f.stack.data(), f.stack.size());
+#else
+  (void)f;
+#endif
+}
+void back_on_scheduler() {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(scheduler_stack().fake, nullptr, nullptr);
+#endif
+}
+void switching_to_scheduler(Fiber& f, bool ending) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(ending ? nullptr : &f.fake_stack, scheduler_stack().bottom, scheduler_stack().size);
+#else
+  (void)f;
+  (void)ending;
+#endif
+}
+void on_fiber(Fiber& f) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(f.fake_stack, &scheduler_stack().bottom, &scheduler_stack().size);
+#else
+  (void)f;
+#endif
+}
+
 uint3 index_of(unsigned linear) {
   return {linear % blockDim.x, (linear / blockDim.x) % blockDim.y, linear / (blockDim.x * blockDim.y)};
 }
 
 void fiber_entry() {
   Block& b = block();
+  on_fiber(b.fibers[b.current]);
   try {
     (*b.thread)();
   } catch (...) {
     if (!b.failure) b.failure = std::current_exception();
   }
   b.fibers[b.current].state = State::Done;
+  switching_to_scheduler(b.fibers[b.current], /*ending=*/true);
   // uc_link returns to the scheduler.
 }
 
@@ -63,7 +111,9 @@ void yield(State waiting) {
   Block& b = block();
   Fiber& me = b.fibers[b.current];
   me.state = waiting;
+  switching_to_scheduler(me, /*ending=*/false);
   swapcontext(&me.context, &b.scheduler);
+  on_fiber(me);
 }
 
 std::string states(const Block& b) {
@@ -113,6 +163,7 @@ void run_block(Block& b) {
     f.context.uc_link = &b.scheduler;
     makecontext(&f.context, fiber_entry, 0);
     f.state = State::Runnable;
+    f.fake_stack = nullptr;
   }
   for (;;) {
     bool ran = false, all_done = true;
@@ -120,7 +171,9 @@ void run_block(Block& b) {
       if (b.fibers[i].state == State::Runnable) {
         b.current = i;
         threadIdx = index_of(i);
+        switching_to_fiber(b.fibers[i]);
         swapcontext(&b.scheduler, &b.fibers[i].context);
+        back_on_scheduler();
         if (b.failure) return;  // the rest of the block is abandoned
         ran = true;
       }
