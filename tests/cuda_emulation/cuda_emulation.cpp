@@ -12,6 +12,7 @@
 #endif
 
 #include <exception>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -29,7 +30,8 @@ enum class State { Runnable, AtBlockBarrier, AtWarpBarrier, Done };
 
 struct Fiber {
   ucontext_t context{};
-  std::vector<char> stack;
+  // Left uninitialised (new char[]): a page is touched only when used.
+  std::unique_ptr<char[]> stack;
   State state = State::Runnable;
   void* fake_stack = nullptr;  // AddressSanitizer's, kept while switched away
 };
@@ -64,7 +66,7 @@ SchedulerStack& scheduler_stack() {
 #endif
 void switching_to_fiber(Fiber& f) {
 #if defined(__SANITIZE_ADDRESS__)
-  __sanitizer_start_switch_fiber(&scheduler_stack().fake, f.stack.data(), f.stack.size());
+  __sanitizer_start_switch_fiber(&scheduler_stack().fake, f.stack.get(), kStackBytes);
 #else
   (void)f;
 #endif
@@ -156,10 +158,10 @@ bool open_barriers(Block& b) {
 void run_block(Block& b) {
   for (unsigned i = 0; i < b.size; ++i) {
     Fiber& f = b.fibers[i];
-    if (f.stack.empty()) f.stack.resize(kStackBytes);
+    if (!f.stack) f.stack.reset(new char[kStackBytes]);
     getcontext(&f.context);
-    f.context.uc_stack.ss_sp = f.stack.data();
-    f.context.uc_stack.ss_size = f.stack.size();
+    f.context.uc_stack.ss_sp = f.stack.get();
+    f.context.uc_stack.ss_size = kStackBytes;
     f.context.uc_link = &b.scheduler;
     makecontext(&f.context, fiber_entry, 0);
     f.state = State::Runnable;
