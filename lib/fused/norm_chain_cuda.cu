@@ -14,7 +14,7 @@
 
 #include "fused/norm_chain_cuda_channels_last.h"
 #include "fused/norm_chain_cuda_common.cuh"
-#include "fused/padded_gather.cuh"
+#include "fused/padded_reflection.cuh"
 
 namespace trainer::fused {
 namespace {
@@ -125,14 +125,7 @@ __global__ void chain_forward_kernel(const T* __restrict__ x, const float* __res
   for_my_elements(static_cast<int>(elements), plane * elements, tail, k.draw, [&](int e, bool kept) {
     const int h = e / width, w = e - h * width;
     const T v = static_cast<T>(apply_tail(normalised(static_cast<float>(xp[e]), mean, rstd, k.gamma, k.beta), tail, kept));
-    int64_t rows[3], cols[3];
-    const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
-    const int nc = padded_readers(w, s.width, s.left, s.right, cols);
-#pragma unroll
-    for (int i = 0; i < 3; ++i)
-#pragma unroll
-      for (int j = 0; j < 3; ++j)
-        if (i < nr && j < nc) yp[rows[i] * padded_width + cols[j]] = v;
+    scatter_padded(yp, s, h, w, v, [&](int row, int col) { return row * padded_width + col; });
   });
 }
 

@@ -24,7 +24,7 @@
 
 #include "fused/norm_chain_cuda_channels_last.h"
 #include "fused/norm_chain_cuda_common.cuh"
-#include "fused/padded_gather.cuh"
+#include "fused/padded_reflection.cuh"
 
 namespace trainer::fused {
 namespace {
@@ -125,21 +125,13 @@ __global__ void output_kernel(const T* __restrict__ x, const float* __restrict__
     const ChannelConstants k = channel_constants(plane, c, means, rstds, gamma, beta);
     const unsigned kept =
         group_kept(tail, draw, static_cast<int64_t>(plane) * s.positions() + h * s.width + first, count);
-    int64_t rows[3];
-    const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
     for (int j = 0; j < count; ++j) {
       const int w = first + j;
       const float xv = static_cast<float>(x[(n * s.positions() + h * s.width + w) * s.channels + c]);
       const T v = static_cast<T>(
           apply_tail(normalised(xv, k.mean, k.rstd, k.gamma, k.beta), tail, ((kept >> j) & 1u) != 0));
-      int64_t cols[3];
-      const int nc = padded_readers(w, s.width, s.left, s.right, cols);
-#pragma unroll
-      for (int a = 0; a < 3; ++a)
-#pragma unroll
-        for (int b = 0; b < 3; ++b)
-          if (a < nr && b < nc)
-            y[((n * height + static_cast<int>(rows[a])) * width + static_cast<int>(cols[b])) * s.channels + c] = v;
+      scatter_padded(y, s, h, w, v,
+                     [&](int row, int col) { return ((n * height + row) * width + col) * s.channels + c; });
     }
   }
 }

@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "fused/norm_chain_math.h"
-#include "fused/padded_gather.cuh"
+#include "fused/padded_reflection.cuh"
 #include "fused/reflection_pad_backend.h"
 
 namespace trainer::fused {

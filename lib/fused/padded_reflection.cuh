@@ -1,12 +1,29 @@
 #pragma once
-// The reflection's backward gather that the norm chain's kernels and
-// reflection_pad's share: an element's gradient is the sum of the padded
-// output's gradients at every position that reflects it.
+// The reflection padding's two directions as the CUDA kernels take them
+// (the norm chain's in both layouts, reflection_pad's): forward, an element
+// is written to every padded position that reflects it; backward, its
+// gradient is the sum of the padded output's gradients at those positions.
 #include <stdint.h>
 
 #include "fused/norm_chain_math.h"
 
 namespace trainer::fused {
+
+// Writes `v` to the 1 to 9 positions of the padded `y` that reflect element
+// (h, w) of a plane: `at(row, col)` says where padded position (row, col)
+// lies in `y`, whatever the layout. Shape: height, width, top, bottom, left
+// and right. Unrolled over all three slots, as gather_padded below.
+template <typename T, typename Shape, typename At>
+__device__ inline void scatter_padded(T* __restrict__ y, const Shape& s, int h, int w, T v, At&& at) {
+  int64_t rows[3], cols[3];
+  const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
+  const int nc = padded_readers(w, s.width, s.left, s.right, cols);
+#pragma unroll
+  for (int i = 0; i < 3; ++i)
+#pragma unroll
+    for (int j = 0; j < 3; ++j)
+      if (i < nr && j < nc) y[at(static_cast<int>(rows[i]), static_cast<int>(cols[j]))] = v;
+}
 
 // The sum of the padded gradients `g` over the 1 to 9 positions that
 // reflect element (h, w) of a plane: `at(row, col)` says where padded
