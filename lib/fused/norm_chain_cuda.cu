@@ -1,6 +1,8 @@
 // The fused norm chain's CUDA kernels: one thread block per (sample,
-// channel) plane. The forward takes the plane's mean and variance (Welford,
-// combined across the block), then normalises each element and writes it
+// channel) plane, each thread loading a batch of elements before it uses
+// any (norm_chain_cuda_common.cuh says why). The forward takes the plane's
+// mean and variance (shifted sums, merged across the block), then
+// normalises each element and writes it
 // to every padded position that reflects it; the backward gathers each
 // element's gradient from the padded positions that read it, recomputes
 // the ReLU and dropout masks, sums the two gradient statistics across the
@@ -89,17 +91,34 @@ __device__ PlaneConstants plane_constants(int64_t plane, const Shape& s, const f
   return {gamma ? gamma[c] : 1.0f, beta ? beta[c] : 0.0f, draw_of(tail)};
 }
 
-// Calls visit(e, kept) for the elements of a plane (its first element's
-// NCHW index `plane_first`) that this thread takes: `kept` is dropout's
-// verdict on e. Groups of group_size() neighbours, the groups spread over
-// the block's threads.
-template <typename Visit>
-__device__ void for_my_elements(int elements, int64_t plane_first, const Tail& tail, const Draw& draw, Visit&& visit) {
-  const int group = group_size(tail), stride = static_cast<int>(blockDim.x) * group;
-  for (int first = static_cast<int>(threadIdx.x) * group; first < elements; first += stride) {
-    const int count = min(group, elements - first);
-    const unsigned kept = group_kept(tail, draw, plane_first + first, count);
-    for (int j = 0; j < count; ++j) visit(first + j, ((kept >> j) & 1u) != 0);
+// Takes this thread's elements of a plane (its first element's NCHW index
+// `plane_first`) kBatch at a time: load(e) for each element e of a batch,
+// then use(e, kept, loaded) for each, `kept` being dropout's verdict on e,
+// so that a batch's loads are in flight together. Elements come in groups
+// of group_size() neighbours (with dropout, four: one Philox evaluation
+// serves them), the groups spread over the block's threads; without
+// dropout neighbouring threads take neighbouring elements.
+template <typename Load, typename Use>
+__device__ void for_my_batches(int elements, int64_t plane_first, const Tail& tail, const Draw& draw, Load&& load,
+                               Use&& use) {
+  const int group = group_size(tail), shift = group == 4 ? 2 : 0, stride = static_cast<int>(blockDim.x) * group;
+  using Loaded = decltype(load(0));
+  // Slot q of a batch: element base + (q / group) * stride + q % group.
+  for (int base = static_cast<int>(threadIdx.x) * group; base < elements; base += (kBatch / group) * stride) {
+    Loaded loaded[kBatch];
+#pragma unroll
+    for (int q = 0; q < kBatch; ++q) {
+      const int e = base + (q >> shift) * stride + (q & (group - 1));
+      if (e < elements) loaded[q] = load(e);
+    }
+    unsigned kept = 0;
+#pragma unroll
+    for (int q = 0; q < kBatch; ++q) {
+      const int e = base + (q >> shift) * stride + (q & (group - 1)), j = q & (group - 1);
+      if (e >= elements) break;
+      if (j == 0) kept = group_kept(tail, draw, plane_first + e, min(group, elements - e));
+      use(e, ((kept >> j) & 1u) != 0, loaded[q]);
+    }
   }
 }
 
@@ -107,36 +126,44 @@ template <typename T>
 __global__ void chain_forward_kernel(const T* __restrict__ x, const float* __restrict__ gamma,
                                      const float* __restrict__ beta, T* __restrict__ y, float* __restrict__ means,
                                      float* __restrict__ rstds, Shape s, float eps, Tail tail) {
-  const int64_t plane = blockIdx.x, elements = s.elements();
+  const int64_t plane = blockIdx.x;
+  // Within a plane 32-bit indices (norm_chain_unfit turns larger planes
+  // away): a 64-bit division is many instructions on a GPU, a 32-bit one few.
+  const int elements = static_cast<int>(s.elements());
   const T* xp = x + plane * elements;
-  Welford mine{0, 0, 0};
-  for (int64_t i = threadIdx.x; i < elements; i += blockDim.x) mine.add(static_cast<float>(xp[i]));
-  const Welford stats = block_welford(mine);
+  const int threads = static_cast<int>(blockDim.x);
+  ShiftedSums mine{static_cast<int>(threadIdx.x) < elements ? static_cast<float>(xp[threadIdx.x]) : 0.0f, 0, 0, 0};
+  for (int base = static_cast<int>(threadIdx.x); base < elements; base += kBatch * threads) {
+    float v[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) v[k] = base + k * threads < elements ? static_cast<float>(xp[base + k * threads]) : 0.0f;
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+      if (base + k * threads < elements) mine.add(v[k]);
+  }
+  const Welford stats = block_welford(mine.welford());
   const float mean = stats.mean, rstd = rsqrtf(stats.m2 / stats.count + eps);
   if (threadIdx.x == 0) {
     means[plane] = mean;
     rstds[plane] = rstd;
   }
   const PlaneConstants k = plane_constants(plane, s, gamma, beta, tail);
-  // Within a plane 32-bit indices (norm_chain_unfit turns larger planes
-  // away): a 64-bit division is many instructions on a GPU, a 32-bit one few.
   const int width = static_cast<int>(s.width), padded_width = static_cast<int>(s.padded_width());
   T* yp = y + plane * s.padded_height() * s.padded_width();
-  for_my_elements(static_cast<int>(elements), plane * elements, tail, k.draw, [&](int e, bool kept) {
-    const int h = e / width, w = e - h * width;
-    const T v = static_cast<T>(apply_tail(normalised(static_cast<float>(xp[e]), mean, rstd, k.gamma, k.beta), tail, kept));
-    scatter_padded(yp, s, h, w, v, [&](int row, int col) { return row * padded_width + col; });
-  });
+  for_my_batches(
+      elements, plane * elements, tail, k.draw, [&](int e) { return static_cast<float>(xp[e]); },
+      [&](int e, bool kept, float xv) {
+        const int h = e / width, w = e - h * width;
+        const T v = static_cast<T>(apply_tail(normalised(xv, mean, rstd, k.gamma, k.beta), tail, kept));
+        scatter_padded(yp, s, h, w, v, [&](int row, int col) { return row * padded_width + col; });
+      });
 }
 
-// The gradient of the normalised value at element (h, w) of a plane.
-template <typename T>
-__device__ float element_gradient(const T* gp, const Shape& s, int h, int w, float v, const Tail& tail, bool kept) {
-  const int64_t padded_width = s.padded_width();
-  const float folded =
-      gather_padded<float>(gp, s, h, w, [&](int row, int col) { return row * padded_width + col; });
-  return tail_gradient(folded, v, tail, kept);
-}
+// An element's input and the gradient of its padded output positions,
+// summed: what the backward's two passes load.
+struct InputAndGradient {
+  float x, g;
+};
 
 template <typename T>
 __global__ void chain_backward_kernel(const T* __restrict__ grad, const T* __restrict__ x,
@@ -146,17 +173,25 @@ __global__ void chain_backward_kernel(const T* __restrict__ grad, const T* __res
                                       Shape s, Tail tail) {
   const int64_t plane = blockIdx.x;
   const int elements = static_cast<int>(s.elements()), width = static_cast<int>(s.width);
+  const int padded_width = static_cast<int>(s.padded_width());
   const T* xp = x + plane * elements;
   const T* gp = grad + plane * s.padded_height() * s.padded_width();
   const float mean = means[plane], rstd = rstds[plane];
   const PlaneConstants k = plane_constants(plane, s, gamma, beta, tail);
-  float2 sums = make_float2(0, 0);
-  for_my_elements(elements, plane * elements, tail, k.draw, [&](int e, bool kept) {
+  const auto load = [&](int e) {
     const int h = e / width, w = e - h * width;
-    const float xv = static_cast<float>(xp[e]);
-    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, kept);
+    return InputAndGradient{static_cast<float>(xp[e]),
+                            gather_padded<float>(gp, s, h, w, [&](int row, int col) { return row * padded_width + col; })};
+  };
+  // The gradient of the normalised value, through the tail.
+  const auto normalised_gradient = [&](const InputAndGradient& in, bool kept) {
+    return tail_gradient(in.g, normalised(in.x, mean, rstd, k.gamma, k.beta), tail, kept);
+  };
+  float2 sums = make_float2(0, 0);
+  for_my_batches(elements, plane * elements, tail, k.draw, load, [&](int, bool kept, const InputAndGradient& in) {
+    const float gy = normalised_gradient(in, kept);
     sums.x += gy;
-    sums.y += gy * ((xv - mean) * rstd);
+    sums.y += gy * ((in.x - mean) * rstd);
   });
   sums = block_sum(sums);
   if (threadIdx.x == 0) {
@@ -164,11 +199,9 @@ __global__ void chain_backward_kernel(const T* __restrict__ grad, const T* __res
     dbeta[plane] = sums.x;
   }
   const float mean_gy = sums.x / elements, mean_gy_xhat = sums.y / elements, scale = k.gamma * rstd;
-  for_my_elements(elements, plane * elements, tail, k.draw, [&](int e, bool kept) {
-    const int h = e / width, w = e - h * width;
-    const float xv = static_cast<float>(xp[e]);
-    const float gy = element_gradient(gp, s, h, w, normalised(xv, mean, rstd, k.gamma, k.beta), tail, kept);
-    dx[plane * elements + e] = static_cast<T>(scale * (gy - mean_gy - ((xv - mean) * rstd) * mean_gy_xhat));
+  for_my_batches(elements, plane * elements, tail, k.draw, load, [&](int e, bool kept, const InputAndGradient& in) {
+    const float gy = normalised_gradient(in, kept);
+    dx[plane * elements + e] = static_cast<T>(scale * (gy - mean_gy - ((in.x - mean) * rstd) * mean_gy_xhat));
   });
 }
 

@@ -1,22 +1,23 @@
 // The fused norm chain's CUDA kernels for channels-last (NHWC) tensors,
 // where a (sample, channel) plane's elements lie a row of channels apart: a
 // block per plane, as for NCHW, would read 2 or 4 useful bytes of every
-// 32. Here a warp's threads take 32 neighbouring channels of one position,
-// so that every read is a run of whole channels:
+// 32. Here neighbouring threads take neighbouring channels of one position,
+// so that every read is a run of whole channels, and each thread loads a
+// batch before it uses any (norm_chain_cuda_common.cuh says why):
 //   statistics:  blocks of (32 channels x 8 positions) each reduce a chunk
-//                of one sample's positions to partial Welford statistics;
-//                a small kernel merges a plane's chunks into its mean and
-//                1 / std;
-//   output:      a thread per input element (with dropout, per four
-//                neighbours along a row, which one Philox evaluation
-//                serves), writing it to every padded position that
-//                reflects it.
+//                of one sample's positions to partial statistics, kBatch
+//                positions a thread at a time; a small kernel merges a
+//                plane's chunks into its mean and 1 / std;
+//   output:      a thread per four neighbours along a row and pack of
+//                channels (packed_access.cuh; one Philox evaluation serves
+//                a channel's four dropout draws), writing each to every
+//                padded position that reflects it.
 // The backward has the same three steps: partial sums of the gradient and
 // of gradient x normalised input (each element gathering its gradient from
 // the padded positions that read it, the ReLU and dropout masks
 // recomputed), their merge into the per-plane sums (which are also the
-// scale's and shift's gradients), and a thread per input element (or four
-// neighbours, with dropout).
+// scale's and shift's gradients), and a thread per four neighbouring
+// positions and pack of channels writing the input's gradient.
 #include <ATen/Dispatch.h>
 #include <ATen/cuda/CUDAContext.h>
 
@@ -33,6 +34,10 @@ constexpr int kLanes = 32;         // channels a statistics block covers (thread
 constexpr int kRows = 8;           // positions it reads at once (threadIdx.y)
 constexpr int kTargetBlocks = 1024;  // enough to fill a large GPU several times over
 constexpr int kThreads = 256;      // per block of the element-wise kernels
+// Positions a thread of the element-wise kernels takes, neighbours along a
+// row (forward) or the plane (backward): their loads are in flight together,
+// and with dropout one Philox evaluation serves all four.
+constexpr int kPositions = 4;
 
 // Sizes in 32-bit integers: norm_chain_unfit turns away tensors of 2^31
 // elements or more, and a 64-bit division costs a GPU many instructions.
@@ -68,7 +73,8 @@ __device__ ChannelConstants channel_constants(int plane, int c, const float* mea
   return {means[plane], rstds[plane], gamma ? gamma[c] : 1.0f, beta ? beta[c] : 0.0f};
 }
 
-// partial: (samples, chunks, channels) x (count, mean, m2).
+// partial: (samples, chunks, channels) x (count, mean, m2). Each thread
+// loads kBatch positions of its channel before it adds them up.
 template <typename T>
 __global__ void partial_statistics_kernel(const T* __restrict__ x, float* __restrict__ partial, LastShape s,
                                           int chunks) {
@@ -78,8 +84,18 @@ __global__ void partial_statistics_kernel(const T* __restrict__ x, float* __rest
   Welford w{0, 0, 0};
   if (c < s.channels) {
     const T* xs = x + static_cast<int64_t>(n) * s.positions() * s.channels + c;
-    for (int p = first + static_cast<int>(threadIdx.y); p < last; p += kRows)
-      w.add(static_cast<float>(xs[static_cast<int64_t>(p) * s.channels]));
+    const int mine = first + static_cast<int>(threadIdx.y);
+    ShiftedSums sums{mine < last ? static_cast<float>(xs[static_cast<int64_t>(mine) * s.channels]) : 0.0f, 0, 0, 0};
+    for (int p = mine; p < last; p += kRows * kBatch) {
+      float v[kBatch];
+#pragma unroll
+      for (int k = 0; k < kBatch; ++k)
+        v[k] = p + k * kRows < last ? static_cast<float>(xs[static_cast<int64_t>(p + k * kRows) * s.channels]) : 0.0f;
+#pragma unroll
+      for (int k = 0; k < kBatch; ++k)
+        if (p + k * kRows < last) sums.add(v[k]);
+    }
+    w = sums.welford();
   }
   __shared__ Welford rows[kRows][kLanes];
   rows[threadIdx.y][threadIdx.x] = w;
@@ -106,46 +122,76 @@ __global__ void merge_statistics_kernel(const float* __restrict__ partial, float
   rstds[plane] = rsqrtf(w.m2 / w.count + eps);
 }
 
-// total: samples x height x groups a row x channels threads, a group being
-// group_size() neighbours along a row.
-template <typename T>
+// What the element-wise kernels need of P neighbouring channels c0 ..
+// c0 + P - 1 of sample n: each one's plane constants, and with dropout
+// each one's verdicts on the `count` positions from NCHW index `first` on
+// (positions along a row, or along the flattened plane).
+template <int P>
+struct PackConstants {
+  float mean[P], rstd[P], gamma[P], beta[P];
+  unsigned kept[P];
+  __device__ PackConstants(const LastShape& s, int n, int c0, const float* means, const float* rstds,
+                           const float* gamma_, const float* beta_, const Tail& tail, const Draw& draw, int first,
+                           int count) {
+#pragma unroll
+    for (int k = 0; k < P; ++k) {
+      const int plane = n * s.channels + c0 + k;
+      const ChannelConstants ck = channel_constants(plane, c0 + k, means, rstds, gamma_, beta_);
+      mean[k] = ck.mean;
+      rstd[k] = ck.rstd;
+      gamma[k] = ck.gamma;
+      beta[k] = ck.beta;
+      kept[k] = group_kept(tail, draw, static_cast<int64_t>(plane) * s.positions() + first, count);
+    }
+  }
+};
+
+// total: samples x height x groups of kPositions neighbours along a row x
+// packs of P channels (P: 1, or pack_size() where the channels and the
+// pointers allow). A thread loads its group's packs first, then normalises
+// them and writes each to every padded position that reflects it.
+template <typename T, int P>
 __global__ void output_kernel(const T* __restrict__ x, const float* __restrict__ gamma, const float* __restrict__ beta,
                               const float* __restrict__ means, const float* __restrict__ rstds, T* __restrict__ y,
                               LastShape s, Tail tail, int total) {
+  using Packed = Pack<T, P>;
+  const Packed* xs = reinterpret_cast<const Packed*>(x);
+  Packed* ys = reinterpret_cast<Packed*>(y);
   const Draw draw = draw_of(tail);
-  const int group = group_size(tail), groups = (s.width + group - 1) / group;
+  const int groups = (s.width + kPositions - 1) / kPositions, packs = s.channels / P;
   const int width = s.padded_width(), height = s.padded_height();
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
-    int rest = i / s.channels;
-    const int c = i - rest * s.channels;
-    const int first = (rest % groups) * group;
+    int rest = i / packs;
+    const int pack = i - rest * packs, c0 = pack * P;
+    const int first = (rest % groups) * kPositions;
     rest /= groups;
     const int h = rest % s.height, n = rest / s.height;
-    const int plane = n * s.channels + c, count = min(group, s.width - first);
-    const ChannelConstants k = channel_constants(plane, c, means, rstds, gamma, beta);
-    const unsigned kept =
-        group_kept(tail, draw, static_cast<int64_t>(plane) * s.positions() + h * s.width + first, count);
-    for (int j = 0; j < count; ++j) {
-      const int w = first + j;
-      const float xv = static_cast<float>(x[(n * s.positions() + h * s.width + w) * s.channels + c]);
-      const T v = static_cast<T>(
-          apply_tail(normalised(xv, k.mean, k.rstd, k.gamma, k.beta), tail, ((kept >> j) & 1u) != 0));
-      scatter_padded(y, s, h, w, v,
-                     [&](int row, int col) { return ((n * height + row) * width + col) * s.channels + c; });
+    const int count = min(kPositions, s.width - first);
+    Packed in[kPositions];
+#pragma unroll
+    for (int j = 0; j < kPositions; ++j)
+      if (j < count) in[j] = xs[(n * s.positions() + h * s.width + first + j) * packs + pack];
+    const PackConstants<P> k(s, n, c0, means, rstds, gamma, beta, tail, draw, h * s.width + first, count);
+#pragma unroll
+    for (int j = 0; j < kPositions; ++j) {
+      if (j >= count) break;
+      Packed out;
+#pragma unroll
+      for (int q = 0; q < P; ++q)
+        out.v[q] = static_cast<T>(apply_tail(normalised(static_cast<float>(in[j].v[q]), k.mean[q], k.rstd[q],
+                                                        k.gamma[q], k.beta[q]),
+                                             tail, ((k.kept[q] >> j) & 1u) != 0));
+      scatter_padded(ys, s, h, first + j, out,
+                     [&](int row, int col) { return ((n * height + row) * width + col) * packs + pack; });
     }
   }
 }
 
-// The gradient of the normalised value at (n, h, w, c): the padded output's
-// gradients that read it, summed, through the tail.
-template <typename T>
-__device__ float normalised_gradient(const T* g, const LastShape& s, int n, int h, int w, int c, float v,
-                                     const Tail& tail, bool kept) {
-  return tail_gradient(gather_padded_nhwc<float>(g, s, n, h, w, c), v, tail, kept);
-}
-
 // partial: (samples, chunks, channels) x (sum of the gradient, sum of the
-// gradient times the normalised input).
+// gradient times the normalised input). A thread takes kBatch positions at
+// a time (in groups of kPositions neighbours, which one Philox evaluation
+// serves), loading their inputs and gathering their gradients from the
+// padded positions that read them before it uses any.
 template <typename T>
 __global__ void partial_sums_kernel(const T* __restrict__ grad, const T* __restrict__ x,
                                     const float* __restrict__ gamma, const float* __restrict__ beta,
@@ -159,17 +205,32 @@ __global__ void partial_sums_kernel(const T* __restrict__ grad, const T* __restr
     const Draw draw = draw_of(tail);
     const int plane = n * s.channels + c;
     const ChannelConstants k = channel_constants(plane, c, means, rstds, gamma, beta);
-    const int group = group_size(tail);
-    for (int p0 = first + static_cast<int>(threadIdx.y) * group; p0 < last; p0 += kRows * group) {
-      const int count = min(group, last - p0);
-      const unsigned kept = group_kept(tail, draw, static_cast<int64_t>(plane) * s.positions() + p0, count);
-      for (int j = 0; j < count; ++j) {
-        const int p = p0 + j, h = p / s.width, w = p - h * s.width;
-        const float xv = static_cast<float>(x[(n * s.positions() + p) * s.channels + c]);
-        const float v = normalised(xv, k.mean, k.rstd, k.gamma, k.beta);
-        const float gy = normalised_gradient(grad, s, n, h, w, c, v, tail, ((kept >> j) & 1u) != 0);
-        sums.x += gy;
-        sums.y += gy * ((xv - k.mean) * k.rstd);
+    constexpr int groups = kBatch / kPositions;
+    for (int p0 = first + static_cast<int>(threadIdx.y) * kPositions; p0 < last; p0 += kRows * kBatch) {
+      // Slot q: position p0 + (q / kPositions) * kRows * kPositions + q % kPositions.
+      float xv[kBatch], gy[kBatch];
+#pragma unroll
+      for (int q = 0; q < kBatch; ++q) {
+        const int p = p0 + (q / kPositions) * kRows * kPositions + q % kPositions;
+        const int h = p / s.width, w = p - h * s.width;
+        xv[q] = p < last ? static_cast<float>(x[(n * s.positions() + p) * s.channels + c]) : 0.0f;
+        gy[q] = p < last ? gather_padded_nhwc<float>(grad, s, n, h, w, c) : 0.0f;
+      }
+#pragma unroll
+      for (int g = 0; g < groups; ++g) {
+        const int start = p0 + g * kRows * kPositions;
+        if (start >= last) break;
+        const int count = min(kPositions, last - start);
+        const unsigned kept = group_kept(tail, draw, static_cast<int64_t>(plane) * s.positions() + start, count);
+#pragma unroll
+        for (int j = 0; j < kPositions; ++j) {
+          if (j >= count) break;
+          const int q = g * kPositions + j;
+          const float v = normalised(xv[q], k.mean, k.rstd, k.gamma, k.beta);
+          const float g_out = tail_gradient(gy[q], v, tail, ((kept >> j) & 1u) != 0);
+          sums.x += g_out;
+          sums.y += g_out * ((xv[q] - k.mean) * k.rstd);
+        }
       }
     }
   }
@@ -203,33 +264,58 @@ __global__ void merge_sums_kernel(const float* __restrict__ partial, float* __re
   sum_gy_xhat[plane] = b;
 }
 
-// total: samples x groups a plane x channels threads, a group being
-// group_size() neighbouring positions.
-template <typename T>
+// total: samples x groups of kPositions neighbouring positions of a plane x
+// packs of P channels. A thread loads its group's packs and gathers their
+// gradients first, then writes the input's gradient.
+template <typename T, int P>
 __global__ void input_gradient_kernel(const T* __restrict__ grad, const T* __restrict__ x,
                                       const float* __restrict__ gamma, const float* __restrict__ beta,
                                       const float* __restrict__ means, const float* __restrict__ rstds,
                                       const float* __restrict__ sum_gy, const float* __restrict__ sum_gy_xhat,
                                       T* __restrict__ dx, LastShape s, Tail tail, int total) {
+  using Packed = Pack<T, P>;
+  const Packed* xs = reinterpret_cast<const Packed*>(x);
+  const Packed* gs = reinterpret_cast<const Packed*>(grad);
+  Packed* dxs = reinterpret_cast<Packed*>(dx);
   const Draw draw = draw_of(tail);
   const float elements = static_cast<float>(s.positions());
-  const int group = group_size(tail), groups = (s.positions() + group - 1) / group;
+  const int groups = (s.positions() + kPositions - 1) / kPositions, packs = s.channels / P;
+  const int padded_width = s.padded_width(), padded_height = s.padded_height();
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
-    const int rest = i / s.channels;
-    const int c = i - rest * s.channels;
-    const int n = rest / groups, first = (rest - n * groups) * group;
-    const int plane = n * s.channels + c, count = min(group, s.positions() - first);
-    const ChannelConstants k = channel_constants(plane, c, means, rstds, gamma, beta);
-    const float mean_gy = sum_gy[plane] / elements, mean_gy_xhat = sum_gy_xhat[plane] / elements;
-    const unsigned kept = group_kept(tail, draw, static_cast<int64_t>(plane) * s.positions() + first, count);
-    for (int j = 0; j < count; ++j) {
+    const int rest = i / packs;
+    const int pack = i - rest * packs, c0 = pack * P;
+    const int n = rest / groups, first = (rest - n * groups) * kPositions;
+    const int count = min(kPositions, s.positions() - first);
+    Packed in[kPositions];
+    FloatPack<P> gathered[kPositions];
+#pragma unroll
+    for (int j = 0; j < kPositions; ++j) {
+      if (j >= count) continue;
       const int p = first + j, h = p / s.width, w = p - h * s.width;
-      const int at = (n * s.positions() + p) * s.channels + c;
-      const float xv = static_cast<float>(x[at]);
-      const float v = normalised(xv, k.mean, k.rstd, k.gamma, k.beta);
-      const float gy = normalised_gradient(grad, s, n, h, w, c, v, tail, ((kept >> j) & 1u) != 0);
-      const float xhat = (xv - k.mean) * k.rstd;
-      dx[at] = static_cast<T>(k.gamma * k.rstd * (gy - mean_gy - xhat * mean_gy_xhat));
+      in[j] = xs[(n * s.positions() + p) * packs + pack];
+      gathered[j] = gather_padded<FloatPack<P>>(
+          gs, s, h, w, [&](int row, int col) { return ((n * padded_height + row) * padded_width + col) * packs + pack; });
+    }
+    const PackConstants<P> k(s, n, c0, means, rstds, gamma, beta, tail, draw, first, count);
+    float mean_gy[P], mean_gy_xhat[P];
+#pragma unroll
+    for (int q = 0; q < P; ++q) {
+      mean_gy[q] = sum_gy[n * s.channels + c0 + q] / elements;
+      mean_gy_xhat[q] = sum_gy_xhat[n * s.channels + c0 + q] / elements;
+    }
+#pragma unroll
+    for (int j = 0; j < kPositions; ++j) {
+      if (j >= count) break;
+      Packed out;
+#pragma unroll
+      for (int q = 0; q < P; ++q) {
+        const float xv = static_cast<float>(in[j].v[q]);
+        const float v = normalised(xv, k.mean[q], k.rstd[q], k.gamma[q], k.beta[q]);
+        const float gy = tail_gradient(gathered[j].v[q], v, tail, ((k.kept[q] >> j) & 1u) != 0);
+        const float xhat = (xv - k.mean[q]) * k.rstd[q];
+        out.v[q] = static_cast<T>(k.gamma[q] * k.rstd[q] * (gy - mean_gy[q] - xhat * mean_gy_xhat[q]));
+      }
+      dxs[(n * s.positions() + first + j) * packs + pack] = out;
     }
   }
 }
@@ -259,8 +345,6 @@ ChainForward chain_forward_channels_last(const at::Tensor& x, const at::Tensor& 
                    at::empty({s.samples * s.channels}, floats), at::empty({s.samples * s.channels}, floats)};
   const at::Tensor partial = at::empty({s.samples, chunks, s.channels, 3}, floats);
   const Tail tail = tail_of(options, dropout, draws);
-  const int group = group_size(tail);
-  const int total = s.samples * s.height * ceil_div(s.width, group) * s.channels;
   auto stream = at::cuda::getCurrentCUDAStream();
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "norm_chain_forward_channels_last", [&] {
     partial_statistics_kernel<scalar_t><<<statistics_grid(s, chunks), dim3(kLanes, kRows), 0, stream>>>(
@@ -270,10 +354,14 @@ ChainForward chain_forward_channels_last(const at::Tensor& x, const at::Tensor& 
         partial.data_ptr<float>(), out.mean.data_ptr<float>(), out.rstd.data_ptr<float>(), s, chunks,
         static_cast<float>(options.eps));
     C10_CUDA_KERNEL_LAUNCH_CHECK();
-    output_kernel<scalar_t><<<element_blocks(total), kThreads, 0, stream>>>(
-        x.data_ptr<scalar_t>(), data_or_null(gamma), data_or_null(beta), out.mean.data_ptr<float>(),
-        out.rstd.data_ptr<float>(), out.output.data_ptr<scalar_t>(), s, tail, total);
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    with_pack<scalar_t>(packs_fit<scalar_t>(s.channels, {&x, &out.output}), [&](auto pack) {
+      constexpr int P = decltype(pack)::value;
+      const int total = s.samples * s.height * ceil_div(s.width, kPositions) * (s.channels / P);
+      output_kernel<scalar_t, P><<<element_blocks(total), kThreads, 0, stream>>>(
+          x.data_ptr<scalar_t>(), data_or_null(gamma), data_or_null(beta), out.mean.data_ptr<float>(),
+          out.rstd.data_ptr<float>(), out.output.data_ptr<scalar_t>(), s, tail, total);
+      C10_CUDA_KERNEL_LAUNCH_CHECK();
+    });
   });
   return out;
 }
@@ -290,7 +378,6 @@ ChainBackward chain_backward_channels_last(const at::Tensor& grad_output, const 
                     at::empty({s.samples, s.channels}, floats)};
   const at::Tensor partial = at::empty({s.samples, chunks, s.channels, 2}, floats);
   const Tail tail = tail_of(options, dropout, draws);
-  const int total = s.samples * ceil_div(s.positions(), group_size(tail)) * s.channels;
   auto stream = at::cuda::getCurrentCUDAStream();
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "norm_chain_backward_channels_last", [&] {
     partial_sums_kernel<scalar_t><<<statistics_grid(s, chunks), dim3(kLanes, kRows), 0, stream>>>(
@@ -301,11 +388,15 @@ ChainBackward chain_backward_channels_last(const at::Tensor& grad_output, const 
                                                                 out.grad_beta_parts.data_ptr<float>(),
                                                                 out.grad_gamma_parts.data_ptr<float>(), s, chunks);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
-    input_gradient_kernel<scalar_t><<<element_blocks(total), kThreads, 0, stream>>>(
-        grad.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), data_or_null(gamma), data_or_null(beta),
-        saved.mean.data_ptr<float>(), saved.rstd.data_ptr<float>(), out.grad_beta_parts.data_ptr<float>(),
-        out.grad_gamma_parts.data_ptr<float>(), out.grad_input.data_ptr<scalar_t>(), s, tail, total);
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    with_pack<scalar_t>(packs_fit<scalar_t>(s.channels, {&grad, &x, &out.grad_input}), [&](auto pack) {
+      constexpr int P = decltype(pack)::value;
+      const int total = s.samples * ceil_div(s.positions(), kPositions) * (s.channels / P);
+      input_gradient_kernel<scalar_t, P><<<element_blocks(total), kThreads, 0, stream>>>(
+          grad.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), data_or_null(gamma), data_or_null(beta),
+          saved.mean.data_ptr<float>(), saved.rstd.data_ptr<float>(), out.grad_beta_parts.data_ptr<float>(),
+          out.grad_gamma_parts.data_ptr<float>(), out.grad_input.data_ptr<scalar_t>(), s, tail, total);
+      C10_CUDA_KERNEL_LAUNCH_CHECK();
+    });
   });
   return out;
 }

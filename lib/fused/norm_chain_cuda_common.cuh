@@ -2,8 +2,9 @@
 // What the fused norm chain's two CUDA layouts share (the plane kernels of
 // norm_chain_cuda.cu for NCHW, the channel-tiled ones of
 // norm_chain_cuda_channels_last.cu for NHWC): the per-element tail (ReLU,
-// dropout) and its gradient, Welford's running statistics, and how a call
-// takes its dropout draws from the device's generator.
+// dropout) and its gradient, the statistics' running sums and their merge,
+// the batches that keep memory busy, and how a call takes its dropout draws
+// from the device's generator.
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/cuda/PhiloxUtils.cuh>
@@ -14,6 +15,7 @@
 
 #include "fused/norm_chain_backend.h"
 #include "fused/norm_chain_math.h"
+#include "fused/packed_access.cuh"
 
 namespace trainer::fused {
 
@@ -66,16 +68,11 @@ __device__ inline float tail_gradient(float g, float v, const Tail& tail, bool k
   return g;
 }
 
-// No member initialisers: partial statistics live in shared memory, which
-// takes no dynamic initialisation.
+// Statistics of a part of a plane, merged across threads and blocks (Chan
+// et al.'s pairwise update). No member initialisers: partial statistics
+// live in shared memory, which takes no dynamic initialisation.
 struct Welford {
   float count, mean, m2;
-  __device__ void add(float v) {
-    count += 1;
-    const float d = v - mean;
-    mean += d / count;
-    m2 += d * (v - mean);
-  }
   __device__ void merge(const Welford& o) {
     if (o.count == 0) return;
     const float total = count + o.count;
@@ -83,6 +80,33 @@ struct Welford {
     mean += d * (o.count / total);
     m2 += o.m2 + d * d * (count * o.count / total);
     count = total;
+  }
+};
+
+// How many values a thread loads before it uses any of them. A load waits
+// for memory (hundreds of cycles); a loop that loads one 2-byte value and
+// then uses it keeps one load a warp in flight, which at full occupancy
+// moves a sixth of what an H200's memory can: the kernels load a batch,
+// then compute, so that the loads overlap.
+constexpr int kBatch = 8;
+
+// A thread's running statistics as sums of its values less a shift (a
+// value of the same plane): no division an element, where adding each
+// value to a Welford would take one. With the shift a value of the plane,
+// the squares do not cancel away (|mean - shift| is a few deviations), so
+// the variance keeps float precision.
+struct ShiftedSums {
+  float shift, count, sum, squares;
+  __device__ void add(float v) {
+    const float d = v - shift;
+    count += 1;
+    sum += d;
+    squares += d * d;
+  }
+  __device__ Welford welford() const {
+    if (count == 0) return {0, 0, 0};
+    const float mean_shifted = sum / count;
+    return {count, shift + mean_shifted, fmaxf(0.0f, squares - sum * mean_shifted)};
   }
 };
 

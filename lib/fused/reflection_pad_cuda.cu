@@ -1,8 +1,8 @@
 // reflection_pad's CUDA kernels for channels-last tensors: one thread per
-// padded output element reading its reflected source (forward), one per
-// input element summing the 1 to 9 padded positions that read it
-// (backward); neighbouring threads take neighbouring channels, so that
-// every read and write is a run of whole channels.
+// padded output position's pack of channels reading its reflected source
+// (forward), one per input position's pack summing the 1 to 9 padded
+// positions that read it (backward); neighbouring threads take neighbouring
+// packs, so that every read and write is a run of whole channels.
 #include <ATen/AccumulateType.h>
 #include <ATen/Dispatch.h>
 #include <ATen/cuda/CUDAContext.h>
@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "fused/norm_chain_math.h"
+#include "fused/packed_access.cuh"
 #include "fused/padded_reflection.cuh"
 #include "fused/reflection_pad_backend.h"
 
@@ -26,30 +27,48 @@ struct PadShape {
   __host__ __device__ int padded_width() const { return width + left + right; }
 };
 
-template <typename T>
+// total: padded positions x packs of P channels (P: 1, or pack_size()
+// where the channels and the data allow).
+template <typename T, int P>
 __global__ void pad_forward_kernel(const T* __restrict__ x, T* __restrict__ y, PadShape s, int total) {
+  const Pack<T, P>* xs = reinterpret_cast<const Pack<T, P>*>(x);
+  Pack<T, P>* ys = reinterpret_cast<Pack<T, P>*>(y);
+  const int packs = s.channels / P;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
-    int rest = i / s.channels;
-    const int c = i - rest * s.channels;
+    int rest = i / packs;
+    const int pack = i - rest * packs;
     const int col = rest % s.padded_width();
     rest /= s.padded_width();
     const int row = rest % s.padded_height(), n = rest / s.padded_height();
     const int h = static_cast<int>(reflected_source(row, s.height, s.top));
     const int w = static_cast<int>(reflected_source(col, s.width, s.left));
-    y[i] = x[((n * s.height + h) * s.width + w) * s.channels + c];
+    ys[i] = xs[((n * s.height + h) * s.width + w) * packs + pack];
   }
 }
 
-template <typename T>
+// total: input positions x packs of P channels. One element a thread sums
+// in acc_type (double for double); a pack, in floats.
+template <typename T, int P>
 __global__ void pad_backward_kernel(const T* __restrict__ grad, T* __restrict__ dx, PadShape s, int total) {
+  const int packs = s.channels / P;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
-    int rest = i / s.channels;
-    const int c = i - rest * s.channels;
+    int rest = i / packs;
+    const int pack = i - rest * packs;
     const int w = rest % s.width;
     rest /= s.width;
     const int h = rest % s.height, n = rest / s.height;
-    using Sum = at::acc_type<T, /*is_cuda=*/true>;
-    dx[i] = static_cast<T>(gather_padded_nhwc<Sum>(grad, s, n, h, w, c));
+    if constexpr (P == 1) {
+      using Sum = at::acc_type<T, /*is_cuda=*/true>;
+      dx[i] = static_cast<T>(gather_padded_nhwc<Sum>(grad, s, n, h, w, pack));
+    } else {
+      const FloatPack<P> sum = gather_padded<FloatPack<P>>(
+          reinterpret_cast<const Pack<T, P>*>(grad), s, h, w,
+          [&](int row, int col) { return ((n * s.padded_height() + row) * s.padded_width() + col) * packs + pack; });
+      Pack<T, P> out;
+#pragma unroll
+      for (int k = 0; k < P; ++k) out.v[k] = static_cast<T>(sum.v[k]);
+      reinterpret_cast<Pack<T, P>*>(dx)[i] = out;
+    }
   }
 }
 
@@ -70,12 +89,15 @@ at::Tensor reflection_pad_forward_cuda(const at::Tensor& x, const std::array<int
   const PadShape s = shape_of(x.sizes(), pad);
   at::Tensor y = at::empty({x.size(0), s.channels, s.padded_height(), s.padded_width()},
                            x.options().memory_format(at::MemoryFormat::ChannelsLast));
-  const int total = static_cast<int>(y.numel());
   auto stream = at::cuda::getCurrentCUDAStream();
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "reflection_pad_forward_cuda", [&] {
-    pad_forward_kernel<scalar_t><<<blocks_for(total), kThreads, 0, stream>>>(x.data_ptr<scalar_t>(),
-                                                                             y.data_ptr<scalar_t>(), s, total);
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    with_pack<scalar_t>(packs_fit<scalar_t>(s.channels, {&x, &y}), [&](auto pack) {
+      constexpr int P = decltype(pack)::value;
+      const int total = static_cast<int>(y.numel() / P);
+      pad_forward_kernel<scalar_t, P><<<blocks_for(total), kThreads, 0, stream>>>(x.data_ptr<scalar_t>(),
+                                                                                  y.data_ptr<scalar_t>(), s, total);
+      C10_CUDA_KERNEL_LAUNCH_CHECK();
+    });
   });
   return y;
 }
@@ -86,12 +108,17 @@ at::Tensor reflection_pad_backward_cuda(const at::Tensor& grad_output, at::IntAr
   const at::Tensor grad = grad_output.contiguous(at::MemoryFormat::ChannelsLast);
   const PadShape s = shape_of(input_sizes, pad);
   at::Tensor dx = at::empty(input_sizes, grad.options().memory_format(at::MemoryFormat::ChannelsLast));
-  const int total = static_cast<int>(dx.numel());
   auto stream = at::cuda::getCurrentCUDAStream();
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, grad.scalar_type(), "reflection_pad_backward_cuda", [&] {
-    pad_backward_kernel<scalar_t><<<blocks_for(total), kThreads, 0, stream>>>(grad.data_ptr<scalar_t>(),
-                                                                              dx.data_ptr<scalar_t>(), s, total);
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    // Double sums in double, one element a thread.
+    const bool packed = sizeof(scalar_t) <= 4 && packs_fit<scalar_t>(s.channels, {&grad, &dx});
+    with_pack<scalar_t>(packed, [&](auto pack) {
+      constexpr int P = decltype(pack)::value;
+      const int total = static_cast<int>(dx.numel() / P);
+      pad_backward_kernel<scalar_t, P><<<blocks_for(total), kThreads, 0, stream>>>(grad.data_ptr<scalar_t>(),
+                                                                                   dx.data_ptr<scalar_t>(), s, total);
+      C10_CUDA_KERNEL_LAUNCH_CHECK();
+    });
   });
   return dx;
 }

@@ -28,12 +28,18 @@ struct ChainCase {
   std::array<int64_t, 4> pad{};
   torch::MemoryFormat layout = torch::MemoryFormat::Contiguous;
   torch::Dtype dtype = torch::kFloat;
+  double mean = 0.5, deviation = 3;  // of the input
+  // The input's data one element past an allocation's start: no longer
+  // aligned for the kernels' packed accesses.
+  bool misaligned = false;
+  double output_tolerance = 0;  // 0: 1e-4 for float, 0.02 for bf16
 };
 
 std::string describe(const ChainCase& c) {
   std::ostringstream out;
   out << "shape " << c.shape << " relu " << c.relu << " affine " << c.affine << " dropout " << c.dropout << " pad "
-      << c.pad[0] << c.pad[1] << c.pad[2] << c.pad[3] << " layout " << c.layout << " dtype " << c.dtype;
+      << c.pad[0] << c.pad[1] << c.pad[2] << c.pad[3] << " layout " << c.layout << " dtype " << c.dtype << " mean "
+      << c.mean << " deviation " << c.deviation << " misaligned " << c.misaligned;
   return out.str();
 }
 
@@ -47,7 +53,14 @@ void check_chain(const ChainCase& c) {
   INFO(describe(c));
   torch::manual_seed(11);
   const auto to = torch::TensorOptions().dtype(c.dtype);
-  const torch::Tensor x = (torch::randn(c.shape) * 3 + 0.5).to(to).contiguous(c.layout);
+  torch::Tensor x = (torch::randn(c.shape) * c.deviation + c.mean).to(to).contiguous(c.layout);
+  if (c.misaligned) {
+    const torch::Tensor storage = torch::empty({x.numel() + 1}, to);
+    torch::Tensor shifted = storage.narrow(0, 1, x.numel()).as_strided(x.sizes(), x.strides());
+    shifted.copy_(x);
+    x = shifted;
+    REQUIRE(reinterpret_cast<uintptr_t>(x.data_ptr()) % 8 != 0);
+  }
   torch::Tensor gamma, beta;
   if (c.affine) {
     gamma = torch::rand({c.shape[1]}) + 0.5;
@@ -67,7 +80,7 @@ void check_chain(const ChainCase& c) {
   trainer_emulation::philox_counter() = {cpu_draws.words[0], cpu_draws.words[1]};
   const ChainForward kernels = chain_forward_cuda(x, gamma, beta, options, c.dropout, kernel_draws);
 
-  const double tolerance = c.dtype == torch::kFloat ? 1e-4 : 0.02;
+  const double tolerance = c.output_tolerance > 0 ? c.output_tolerance : c.dtype == torch::kFloat ? 1e-4 : 0.02;
   REQUIRE(kernels.output.sizes() == reference.output.sizes());
   CHECK(is_channels_last(kernels.output) == (c.layout == torch::MemoryFormat::ChannelsLast));
   CHECK(close(kernels.mean, reference.mean, 1e-5));
@@ -123,23 +136,62 @@ TEST_CASE("emulated CUDA: the norm chain's kernels at DeblurGAN's sizes, every b
       }
 }
 
+TEST_CASE("emulated CUDA: the norm chain's statistics keep float precision far from zero; unaligned inputs",
+          "[fused][emulated]") {
+  for (auto layout : {torch::MemoryFormat::Contiguous, torch::MemoryFormat::ChannelsLast}) {
+    ChainCase c;
+    c.shape = {2, 8, 64, 64};
+    c.layout = layout;
+    c.pad = {1, 1, 1, 1};
+    // A plane's mean 300 deviations from zero: sums of squares taken about
+    // zero would lose five of float's seven digits of the variance (1 / std
+    // is held to four). Float holds 300 to 3e-5, and a mean a few of those
+    // off moves every output as much: outputs held to 1e-3, and no ReLU,
+    // whose verdicts on outputs that near zero could go either way.
+    c.mean = 300;
+    c.deviation = 1;
+    c.output_tolerance = 1e-3;
+    c.relu = false;
+    check_chain(c);
+    // Packed accesses need aligned data: these take the one-element path.
+    c.mean = 0.5;
+    c.deviation = 3;
+    c.output_tolerance = 0;
+    c.relu = true;
+    c.dropout = 0.5;
+    c.misaligned = true;
+    check_chain(c);
+    c.dtype = torch::kBFloat16;
+    check_chain(c);
+  }
+}
+
 TEST_CASE("emulated CUDA: the layout-keeping reflection padding's kernels equal LibTorch's", "[fused][emulated]") {
   namespace F = torch::nn::functional;
-  for (const std::array<int64_t, 4>& pad : {std::array<int64_t, 4>{1, 1, 1, 1}, {3, 3, 3, 3}, {2, 0, 0, 3}, {4, 1, 5, 0}}) {
-    INFO("pad " << pad[0] << pad[1] << pad[2] << pad[3]);
-    torch::manual_seed(7);
-    const torch::Tensor x = torch::randn({2, 40, 5, 6}).contiguous(torch::MemoryFormat::ChannelsLast);
-    const torch::Tensor ours = reflection_pad_forward_cuda(x, pad);
-    const auto options = F::PadFuncOptions({pad[2], pad[3], pad[0], pad[1]}).mode(torch::kReflect);
-    const torch::Tensor padded = F::pad(x.contiguous().requires_grad_(), options);
-    CHECK(torch::equal(ours, padded));
-    CHECK(is_channels_last(ours));
-    const torch::Tensor upstream = torch::randn(ours.sizes());
-    const torch::Tensor input = x.contiguous().requires_grad_();
-    (F::pad(input, options) * upstream).sum().backward();
-    const torch::Tensor gradient = reflection_pad_backward_cuda(upstream, x.sizes(), pad);
-    CHECK(torch::allclose(gradient, input.grad(), 1e-5, 1e-5));
-  }
+  // 40 channels: packs of four (two for double); 3: one channel a thread.
+  for (const auto& [channels, dtype] : {std::pair<int64_t, torch::Dtype>{40, torch::kFloat}, {3, torch::kFloat},
+                                        {40, torch::kBFloat16}, {40, torch::kDouble}})
+    for (const std::array<int64_t, 4>& pad :
+         {std::array<int64_t, 4>{1, 1, 1, 1}, {3, 3, 3, 3}, {2, 0, 0, 3}, {4, 1, 5, 0}}) {
+      INFO("pad " << pad[0] << pad[1] << pad[2] << pad[3] << " channels " << channels << " dtype " << dtype);
+      torch::manual_seed(7);
+      const torch::Tensor x = torch::randn({2, channels, 5, 6}).to(dtype).contiguous(torch::MemoryFormat::ChannelsLast);
+      const torch::Tensor ours = reflection_pad_forward_cuda(x, pad);
+      const auto options = F::PadFuncOptions({pad[2], pad[3], pad[0], pad[1]}).mode(torch::kReflect);
+      // In double: LibTorch 1.13 pads no bf16 on the CPU. A copy either way.
+      const torch::Tensor padded = F::pad(x.to(torch::kDouble).contiguous(), options).to(dtype);
+      CHECK(torch::equal(ours, padded));
+      CHECK(is_channels_last(ours));
+      // The reference gradient summed in double: LibTorch's bf16 backward
+      // rounds after each of the up to nine terms, the kernels once.
+      const torch::Tensor upstream = torch::randn(ours.sizes()).to(dtype);
+      const torch::Tensor input = x.to(torch::kDouble).contiguous().requires_grad_();
+      (F::pad(input, options) * upstream.to(torch::kDouble)).sum().backward();
+      const torch::Tensor gradient = reflection_pad_backward_cuda(upstream, x.sizes(), pad);
+      CHECK(gradient.scalar_type() == dtype);
+      const double tolerance = dtype == torch::kBFloat16 ? 1e-2 : 1e-5;
+      CHECK(torch::allclose(gradient.to(torch::kDouble), input.grad(), tolerance, tolerance));
+    }
 }
 
 TEST_CASE("emulated CUDA: the NAdam kernels step as trainer's NAdam does, skipped steps changing nothing",
