@@ -9,12 +9,27 @@
 
 namespace trainer::fused {
 
+// Whether element (h, w) of a plane is read by its own padded position
+// alone, as all but the few rows and columns next to the edges the padding
+// reflects are (padded_readers' count 1 both ways): the kernels' common
+// case, one access at a fixed offset, without the readers' arithmetic.
+template <typename Shape>
+__device__ inline bool reflected_once(const Shape& s, int h, int w) {
+  const int height = static_cast<int>(s.height), width = static_cast<int>(s.width);
+  return (h == 0 || h > s.top) && (h == height - 1 || h < height - 1 - s.bottom) && (w == 0 || w > s.left) &&
+         (w == width - 1 || w < width - 1 - s.right);
+}
+
 // Writes `v` to the 1 to 9 positions of the padded `y` that reflect element
 // (h, w) of a plane: `at(row, col)` says where padded position (row, col)
 // lies in `y`, whatever the layout. Shape: height, width, top, bottom, left
 // and right. Unrolled over all three slots, as gather_padded below.
 template <typename T, typename Shape, typename At>
 __device__ inline void scatter_padded(T* __restrict__ y, const Shape& s, int h, int w, T v, At&& at) {
+  if (reflected_once(s, h, w)) {
+    y[at(h + static_cast<int>(s.top), w + static_cast<int>(s.left))] = v;
+    return;
+  }
   int64_t rows[3], cols[3];
   const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
   const int nc = padded_readers(w, s.width, s.left, s.right, cols);
@@ -32,6 +47,7 @@ __device__ inline void scatter_padded(T* __restrict__ y, const Shape& s, int h, 
 // of padded_readers, unrolled, so that the slots stay in registers.
 template <typename Sum, typename T, typename Shape, typename At>
 __device__ inline Sum gather_padded(const T* __restrict__ g, const Shape& s, int h, int w, At&& at) {
+  if (reflected_once(s, h, w)) return static_cast<Sum>(g[at(h + static_cast<int>(s.top), w + static_cast<int>(s.left))]);
   int64_t rows[3], cols[3];
   const int nr = padded_readers(h, s.height, s.top, s.bottom, rows);
   const int nc = padded_readers(w, s.width, s.left, s.right, cols);
