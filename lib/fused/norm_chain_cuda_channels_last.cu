@@ -133,16 +133,19 @@ struct PackConstants {
   __device__ PackConstants(const LastShape& s, int n, int c0, const float* means, const float* rstds,
                            const float* gamma_, const float* beta_, const Tail& tail, const Draw& draw, int first,
                            int count) {
+    // Every channel's constants first, then the draws: loads interleaved
+    // with the draws' loops would wait one after another.
 #pragma unroll
     for (int k = 0; k < P; ++k) {
-      const int plane = n * s.channels + c0 + k;
-      const ChannelConstants ck = channel_constants(plane, c0 + k, means, rstds, gamma_, beta_);
+      const ChannelConstants ck = channel_constants(n * s.channels + c0 + k, c0 + k, means, rstds, gamma_, beta_);
       mean[k] = ck.mean;
       rstd[k] = ck.rstd;
       gamma[k] = ck.gamma;
       beta[k] = ck.beta;
-      kept[k] = group_kept(tail, draw, static_cast<int64_t>(plane) * s.positions() + first, count);
     }
+#pragma unroll
+    for (int k = 0; k < P; ++k)
+      kept[k] = group_kept(tail, draw, static_cast<int64_t>(n * s.channels + c0 + k) * s.positions() + first, count);
   }
 };
 
@@ -296,13 +299,13 @@ __global__ void input_gradient_kernel(const T* __restrict__ grad, const T* __res
       gathered[j] = gather_padded<FloatPack<P>>(
           gs, s, h, w, [&](int row, int col) { return ((n * padded_height + row) * padded_width + col) * packs + pack; });
     }
-    const PackConstants<P> k(s, n, c0, means, rstds, gamma, beta, tail, draw, first, count);
     float mean_gy[P], mean_gy_xhat[P];
 #pragma unroll
     for (int q = 0; q < P; ++q) {
       mean_gy[q] = sum_gy[n * s.channels + c0 + q] / elements;
       mean_gy_xhat[q] = sum_gy_xhat[n * s.channels + c0 + q] / elements;
     }
+    const PackConstants<P> k(s, n, c0, means, rstds, gamma, beta, tail, draw, first, count);
 #pragma unroll
     for (int j = 0; j < kPositions; ++j) {
       if (j >= count) break;
