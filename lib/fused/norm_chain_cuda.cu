@@ -133,14 +133,9 @@ __global__ void chain_forward_kernel(const T* __restrict__ x, const float* __res
   const T* xp = x + plane * elements;
   const int threads = static_cast<int>(blockDim.x);
   ShiftedSums mine{static_cast<int>(threadIdx.x) < elements ? static_cast<float>(xp[threadIdx.x]) : 0.0f, 0, 0, 0};
-  for (int base = static_cast<int>(threadIdx.x); base < elements; base += kBatch * threads) {
-    float v[kBatch];
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k) v[k] = base + k * threads < elements ? static_cast<float>(xp[base + k * threads]) : 0.0f;
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k)
-      if (base + k * threads < elements) mine.add(v[k]);
-  }
+  for (int base = static_cast<int>(threadIdx.x); base < elements; base += kBatch * threads)
+    mine.add_batch([&](int k) { return base + k * threads < elements; },
+                   [&](int k) { return static_cast<float>(xp[base + k * threads]); });
   const Welford stats = block_welford(mine.welford());
   const float mean = stats.mean, rstd = rsqrtf(stats.m2 / stats.count + eps);
   if (threadIdx.x == 0) {

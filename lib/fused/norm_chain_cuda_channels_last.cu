@@ -84,17 +84,11 @@ __global__ void partial_statistics_kernel(const T* __restrict__ x, float* __rest
   Welford w{0, 0, 0};
   if (c < s.channels) {
     const T* xs = x + static_cast<int64_t>(n) * s.positions() * s.channels + c;
+    const auto value = [&](int p) { return static_cast<float>(xs[static_cast<int64_t>(p) * s.channels]); };
     const int mine = first + static_cast<int>(threadIdx.y);
-    ShiftedSums sums{mine < last ? static_cast<float>(xs[static_cast<int64_t>(mine) * s.channels]) : 0.0f, 0, 0, 0};
-    for (int p = mine; p < last; p += kRows * kBatch) {
-      float v[kBatch];
-#pragma unroll
-      for (int k = 0; k < kBatch; ++k)
-        v[k] = p + k * kRows < last ? static_cast<float>(xs[static_cast<int64_t>(p + k * kRows) * s.channels]) : 0.0f;
-#pragma unroll
-      for (int k = 0; k < kBatch; ++k)
-        if (p + k * kRows < last) sums.add(v[k]);
-    }
+    ShiftedSums sums{mine < last ? value(mine) : 0.0f, 0, 0, 0};
+    for (int p = mine; p < last; p += kRows * kBatch)
+      sums.add_batch([&](int k) { return p + k * kRows < last; }, [&](int k) { return value(p + k * kRows); });
     w = sums.welford();
   }
   __shared__ Welford rows[kRows][kLanes];
@@ -283,7 +277,6 @@ __global__ void input_gradient_kernel(const T* __restrict__ grad, const T* __res
   const Draw draw = draw_of(tail);
   const float elements = static_cast<float>(s.positions());
   const int groups = (s.positions() + kPositions - 1) / kPositions, packs = s.channels / P;
-  const int padded_width = s.padded_width(), padded_height = s.padded_height();
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
     const int rest = i / packs;
     const int pack = i - rest * packs, c0 = pack * P;
@@ -296,8 +289,7 @@ __global__ void input_gradient_kernel(const T* __restrict__ grad, const T* __res
       if (j >= count) continue;
       const int p = first + j, h = p / s.width, w = p - h * s.width;
       in[j] = xs[(n * s.positions() + p) * packs + pack];
-      gathered[j] = gather_padded<FloatPack<P>>(
-          gs, s, h, w, [&](int row, int col) { return ((n * padded_height + row) * padded_width + col) * packs + pack; });
+      gathered[j] = gather_padded_nhwc<FloatPack<P>>(gs, s, n, h, w, pack, packs);
     }
     float mean_gy[P], mean_gy_xhat[P];
 #pragma unroll

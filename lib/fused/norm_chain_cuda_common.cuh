@@ -103,6 +103,17 @@ struct ShiftedSums {
     sum += d;
     squares += d * d;
   }
+  // Adds value(k) for the k < kBatch where inside(k): every load first,
+  // then the sums, so that the batch's loads are in flight together.
+  template <typename Inside, typename Value>
+  __device__ void add_batch(Inside&& inside, Value&& value) {
+    float v[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) v[k] = inside(k) ? value(k) : 0.0f;
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+      if (inside(k)) add(v[k]);
+  }
   __device__ Welford welford() const {
     if (count == 0) return {0, 0, 0};
     const float mean_shifted = sum / count;

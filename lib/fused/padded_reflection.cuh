@@ -60,13 +60,21 @@ __device__ inline Sum gather_padded(const T* __restrict__ g, const Shape& s, int
   return sum;
 }
 
-// The same for element (n, h, w, c) of a channels-last tensor; Shape also
-// has channels, padded_height() and padded_width(), in 32 bits.
+// The same for element (n, h, w, c) of a channels-last tensor whose
+// positions hold `per_position` of g's elements (its channels, or packs of
+// them, c then counting packs); Shape also has padded_height() and
+// padded_width(), in 32 bits.
+template <typename Sum, typename T, typename Shape>
+__device__ inline Sum gather_padded_nhwc(const T* __restrict__ g, const Shape& s, int n, int h, int w, int c,
+                                         int per_position) {
+  return gather_padded<Sum>(g, s, h, w, [&](int row, int col) {
+    return ((n * s.padded_height() + row) * s.padded_width() + col) * per_position + c;
+  });
+}
+
 template <typename Sum, typename T, typename Shape>
 __device__ inline Sum gather_padded_nhwc(const T* __restrict__ g, const Shape& s, int n, int h, int w, int c) {
-  return gather_padded<Sum>(g, s, h, w, [&](int row, int col) {
-    return ((n * s.padded_height() + row) * s.padded_width() + col) * s.channels + c;
-  });
+  return gather_padded_nhwc<Sum>(g, s, n, h, w, c, s.channels);
 }
 
 }  // namespace trainer::fused

@@ -61,9 +61,8 @@ __global__ void pad_backward_kernel(const T* __restrict__ grad, T* __restrict__ 
       using Sum = at::acc_type<T, /*is_cuda=*/true>;
       dx[i] = static_cast<T>(gather_padded_nhwc<Sum>(grad, s, n, h, w, pack));
     } else {
-      const FloatPack<P> sum = gather_padded<FloatPack<P>>(
-          reinterpret_cast<const Pack<T, P>*>(grad), s, h, w,
-          [&](int row, int col) { return ((n * s.padded_height() + row) * s.padded_width() + col) * packs + pack; });
+      const FloatPack<P> sum =
+          gather_padded_nhwc<FloatPack<P>>(reinterpret_cast<const Pack<T, P>*>(grad), s, n, h, w, pack, packs);
       Pack<T, P> out;
 #pragma unroll
       for (int k = 0; k < P; ++k) out.v[k] = static_cast<T>(sum.v[k]);
