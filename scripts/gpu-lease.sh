@@ -10,7 +10,7 @@
 #      deblurring generator against the eager Python loop, channels-last
 #      with trainer's kernels against the defaults, the real run's data
 #      wait and the GPU's idle time for it; kernels (the step's kernels
-#      profiled, about a minute), fused and compile may be added: with all
+#      profiled, about a minute), fused, biases and compile may be added: with all
 #      of it a 15-minute lease, the machine's start included, runs out);
 #   3. the epochs of the two small experiments against the eager Python loop
 #      (gpu_rows.sh epochs), alone on the machine once the tests are built:

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/node_chains.h"
+
 namespace trainer {
 
 namespace F = torch::nn::functional;
@@ -36,36 +38,6 @@ torch::Tensor LayoutKeepingPadImpl::forward(const torch::Tensor& x) {
 
 namespace {
 
-// Whether node `i` is one of `role`, with one module, read by node i + 1
-// alone (so that node i + 1 may take its place), and not frozen.
-class ChainFinder {
- public:
-  explicit ChainFinder(const Model& model) : model_(model), nodes_(model.net->nodes()) {
-    readers_.assign(nodes_.size() + 1, 0);
-    for (const auto& node : nodes_)
-      for (int slot : node.inputs) ++readers_[static_cast<size_t>(slot)];
-  }
-
-  bool is(size_t i, NodeRole::Kind role) const {
-    if (i >= nodes_.size() || nodes_[i].role.kind != role || nodes_[i].modules.size() != 1) return false;
-    const auto& frozen = model_.frozen_modules;
-    return std::find(frozen.begin(), frozen.end(), nodes_[i].modules[0].ptr()) == frozen.end();
-  }
-  // Node i + 1 reads node i's output, and nothing else does.
-  bool follows(size_t i) const {
-    if (i + 1 >= nodes_.size()) return false;
-    const GraphNode& next = nodes_[i + 1];
-    const int slot = static_cast<int>(i) + 1;
-    return next.merge == MergeOp::kNone && next.inputs == std::vector<int>{slot} &&
-           readers_[static_cast<size_t>(slot)] == 1;
-  }
-
- private:
-  const Model& model_;
-  const std::vector<GraphNode>& nodes_;
-  std::vector<int> readers_;
-};
-
 // A norm at node `norm` and the nodes it absorbs.
 struct NormChain {
   size_t norm;
@@ -74,7 +46,7 @@ struct NormChain {
 };
 
 std::vector<NormChain> find_norm_chains(const Model& model, bool lone_norms) {
-  const ChainFinder finder(model);
+  const NodeChains finder(model);
   const auto& nodes = model.net->nodes();
   std::vector<NormChain> chains;
   for (size_t i = 0; i < nodes.size(); ++i) {

@@ -201,6 +201,7 @@ struct GpuConfig {
   bool tf32 = true;
   bool channels_last = false;
   bool fused_kernels = false;
+  bool skip_cancelled_biases = true;
 
   template <class V> void visit_fields(V& v) {
     v("cudnn_benchmark", cudnn_benchmark, "Let cuDNN time its algorithms for each new convolution shape and keep "
@@ -217,6 +218,10 @@ struct GpuConfig {
       "(docs/devices.md), where the build has trainer's CUDA kernels; false: LibTorch's kernels, one per layer, "
       "which measured as fast on an H200 (docs/performance.md). The same values to within float rounding; dropout "
       "draws other numbers.");
+    v("skip_cancelled_biases", skip_cancelled_biases,
+      "Run each convolution that an instance norm reads next without adding its bias, which the norm cancels "
+      "exactly (its gradient is zero): two passes over the convolution's output fewer a step. The bias stays a "
+      "parameter, with its name and value; false: LibTorch's convolutions with their biases (docs/devices.md).");
   }
 };
 

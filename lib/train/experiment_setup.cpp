@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "models/cancelled_bias.h"
 #include "models/norm_chain_fusion.h"
 #include "optim/weight_average.h"
 #include "train/image_quality.h"
@@ -167,7 +168,17 @@ void place_model(Model& model, const torch::Device& device, const GpuConfig& gpu
   if (device.is_cpu()) return;
   model.net->to(device);
   if (device.is_cuda() && model.channels_last && !gpu.channels_last) model.use_nchw();
-  if (device.is_cuda()) fuse_for_gpu(model, gpu);
+  if (!device.is_cuda()) return;
+  // Before the fusion, which may take the norms these convolutions feed.
+  // Not on CPUs: oneDNN adds a bias within the convolution's own pass, so
+  // there it would save nothing and only move CPU runs' rounding.
+  if (gpu.skip_cancelled_biases) {
+    const int skipped = cancel_normalised_biases(model);
+    if (skipped > 0)
+      log().info("{} run without their biases, which the instance norms after them cancel (gpu.skip_cancelled_biases)",
+                 count_of(skipped, "convolution"));
+  }
+  fuse_for_gpu(model, gpu);
 }
 
 }  // namespace trainer

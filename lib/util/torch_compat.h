@@ -4,6 +4,8 @@
 // one file. Include only from files that already need torch.
 #include <torch/torch.h>
 
+#include <type_traits>
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/autocast_mode.h>
 #include <c10/core/Allocator.h>
@@ -106,6 +108,20 @@ inline std::string torch_version() {
   return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
          std::to_string(TORCH_VERSION_PATCH);
 #endif
+}
+
+// The alternative T held by one of LibTorch's option variants (padding,
+// padding_mode), or null: they are c10::variant in 1.13 and std::variant in
+// 2.x, and the unqualified `visit` finds c10's or std's by the argument's
+// namespace.
+template <class T, class Variant>
+const T* alternative(const Variant& options_variant) {
+  return visit(
+      [](const auto& held) -> const T* {
+        if constexpr (std::is_same_v<std::decay_t<decltype(held)>, T>) return &held;
+        else return nullptr;
+      },
+      options_variant);
 }
 
 }  // namespace trainer::compat

@@ -13,7 +13,9 @@
 #   3. the deblurring generator (configs/deblur_resnet.yaml, batch 8):
 #      `trainer bench FILE` (eager, and graphed) against gpu_peers.py's
 #      loop, images/s (section deblur); trainer's fused norm kernels against
-#      LibTorch's layers, gpu.fused_kernels true / false (fused); NCHW
+#      LibTorch's layers, gpu.fused_kernels true / false (fused); the
+#      convolutions without the biases instance norms cancel, against with
+#      them, gpu.skip_cancelled_biases true / false (biases); NCHW
 #      against channels-last (layout); the Python loop through torch.compile
 #      beside trainer's graphed steps, bf16, once (compile); a real two-epoch
 #      run's data wait with
@@ -33,8 +35,8 @@
 # Usage: scripts/bench/gpu_rows.sh [TRAINER] [PYTHON] [REPEATS] [EPOCHS]
 #   (defaults: build-gpu/trainer python3 2 2)
 # GPU_ROWS=deblur,fused,epochs (any of matmul, epochs, deblur, compile,
-# fused, layout, nhwc, kernels, datawait, goal, profile; default all but
-# goal) runs those
+# fused, biases, layout, nhwc, kernels, datawait, goal, profile; default
+# all but goal) runs those
 # sections only, in that order: a short lease measures what it must first.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -47,7 +49,7 @@ epochs=${4:-2}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 data=${TRAINER_DATA_DIR:-}
-sections=${GPU_ROWS:-matmul,epochs,deblur,compile,fused,layout,nhwc,kernels,datawait,profile}
+sections=${GPU_ROWS:-matmul,epochs,deblur,compile,fused,biases,layout,nhwc,kernels,datawait,profile}
 want() { [[ ",$sections," == *",$1,"* ]]; }
 
 json_gflops() { "$python" -c 'import json, sys; print(json.load(sys.stdin)["results"][0]["gflops"])'; }
@@ -133,7 +135,7 @@ fi
 photos=false
 if [ -d data/deblur-photos/train ]; then
   photos=true
-elif want deblur || want compile || want fused || want layout || want datawait || want goal; then
+elif want deblur || want compile || want fused || want biases || want layout || want datawait || want goal; then
   echo "no data/deblur-photos: the deblurring rows left out (scripts/deblur-photos.sh data/deblur-photos)"
 fi
 
@@ -182,6 +184,22 @@ if $photos && want fused; then
       unfused=$(images_per_second deblur_resnet "$precision" --set gpu.fused_kernels=false)
       printf '%-18s %-9s %-6s %10.1f %10.1f %12s\n' deblur_resnet "$precision" "$repeat" "$fused" "$unfused" \
         "$(ratio "$fused" "$unfused")"
+    done
+  done
+fi
+
+if $photos && want biases; then
+  echo
+  echo "== cancelled biases on gpu:0: trainer bench FILE (30 steps after 5), the 23 convolutions an instance norm reads"
+  echo "   without their biases (gpu.skip_cancelled_biases: true, the default) against with them (false), images/s,"
+  echo "   alternated"
+  printf '%-18s %-9s %-6s %10s %10s %12s\n' experiment precision repeat skipped kept skipped/kept
+  for repeat in $(seq "$repeats"); do
+    for precision in fp32 bf16; do
+      skipped=$(images_per_second deblur_resnet "$precision")
+      kept=$(images_per_second deblur_resnet "$precision" --set gpu.skip_cancelled_biases=false)
+      printf '%-18s %-9s %-6s %10.1f %10.1f %12s\n' deblur_resnet "$precision" "$repeat" "$skipped" "$kept" \
+        "$(ratio "$skipped" "$kept")"
     done
   done
 fi

@@ -295,3 +295,46 @@ TEST_CASE("GPU: instance norms run fused with their ReLU, dropout and padding, a
   REQUIRE(c.size() == 3);
   for (const auto& epoch : c) CHECK(std::isfinite(epoch.loss));
 }
+
+TEST_CASE("GPU: convolutions run without the biases the instance norms after them cancel, and train as with them",
+          "[gpu][e2e]") {
+  const std::string dir = fresh_dir("gpu-cancelled-bias");
+  if (skip_without_gpus(dir, 1)) return;
+  // Two convolutions an instance norm reads, and a third with its ReLU
+  // first, whose bias stays.
+  std::ofstream(dir + "/model.yaml")
+      << "experiment: {name: biases, seed: 5}\n"
+         "data: {dataset: synthetic, synthetic: {shape: [3, 24, 24], classes: 4, train_samples: 512, "
+         "valid_samples: 128}}\n"
+         "model:\n  layers:\n"
+         "    - {type: conv2d, filters: 8, kernel_size: 3}\n"
+         "    - {type: instancenorm}\n"
+         "    - {type: conv2d_transpose, filters: 8, kernel_size: 3, strides: 2, padding: same}\n"
+         "    - {type: instancenorm}\n"
+         "    - {type: conv2d, filters: 8, kernel_size: 3, activation: relu}\n"
+         "    - {type: instancenorm}\n"
+         "    - {type: global_avgpool}\n"
+         "    - {type: dense, units: classes, activation: softmax}\n"
+         "optimizer: {name: adamw, lr: 0.01}\n"
+         "train: {epochs: 3, batch_size: 32}\ndevices: gpu:0\ngpu: {cudnn_benchmark: false}\n";
+  const auto skipped = run_trainer({"run", dir + "/model.yaml", "--set", "log.run_name=skipped"}, dir);
+  INFO(skipped.err);
+  REQUIRE(skipped.exit_code == 0);
+  CHECK_THAT(skipped.err, Catch::Contains("2 convolutions run without their biases"));
+  const auto kept = run_trainer(
+      {"run", dir + "/model.yaml", "--set", "log.run_name=kept", "--set", "gpu.skip_cancelled_biases=false"}, dir);
+  INFO(kept.err);
+  REQUIRE(kept.exit_code == 0);
+  CHECK_THAT(kept.err, !Catch::Contains("without their biases"));
+  const auto a = parse_records(skipped.out), b = parse_records(kept.out);
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 3);
+  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].loss == Approx(b[i].loss).epsilon(2e-3));
+  // The skipped run's checkpoint resumes in the other (the same parameters).
+  const auto resumed = run_trainer({"run", "--resume", dir + "/runs/biases/skipped", "--set", "train.epochs=4", "--set",
+                                    "gpu.skip_cancelled_biases=false"},
+                                   dir);
+  INFO(resumed.err);
+  CHECK(resumed.exit_code == 0);
+  CHECK(parse_records(resumed.out).size() == 1);
+}

@@ -6,30 +6,16 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 
-#include "models/model_fixtures.h"
+#include "models/deblur_generator_fixture.h"
 #include "models/norm_chain_fusion.h"
-#include "test_paths.h"
 
 namespace trainer {
 namespace {
 
-using testing::experiment_of;
+using testing::deblur_generator;
+using testing::forward_and_gradients;
 using testing::images;
-using testing::source_dir;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-Model deblur_generator() {
-  torch::manual_seed(4);
-  const ExperimentConfig config = experiment_of(read_file(source_dir() + "/tests/models/deblur_generator.yaml"));
-  return build_model(config.model, images(3, 32, 32, 2));
-}
 
 std::vector<std::string> parameter_names(const Model& model) {
   std::vector<std::string> names;
@@ -43,16 +29,6 @@ std::string module_types(const Model& model) {
   for (const auto& node : model.net->nodes())
     if (!node.modules.empty()) types += node.modules[0].ptr()->name() + ";";
   return types;
-}
-
-// The output and every parameter's gradient for one batch.
-std::vector<torch::Tensor> forward_and_gradients(Model& model, const torch::Tensor& image) {
-  model.net->zero_grad();
-  const torch::Tensor out = model.forward(image);
-  (out * torch::linspace(-1, 1, out.numel()).view(out.sizes())).sum().backward();
-  std::vector<torch::Tensor> all{out.detach().clone()};
-  for (const auto& p : model.net->parameters()) all.push_back(p.grad().clone());
-  return all;
 }
 
 // A fused model's output and gradients (forward_and_gradients) against the
