@@ -105,6 +105,21 @@ print(r["samples_per_second"], (r["graphed_steps_per_second"] or 0) * r["batch_s
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'; }
 
+# switch_rows KEY ON OFF: the generator's `trainer bench FILE` images/s with
+# KEY true (column ON) and false (OFF), fp32 and bf16, alternated REPEATS
+# times, and their ratio.
+switch_rows() {
+  local key=$1 on=$2 off=$3 repeat precision a b
+  printf '%-18s %-9s %-6s %10s %10s %12s\n' experiment precision repeat "$on" "$off" "$on/$off"
+  for repeat in $(seq "$repeats"); do
+    for precision in fp32 bf16; do
+      a=$(images_per_second deblur_resnet "$precision" --set "$key=true")
+      b=$(images_per_second deblur_resnet "$precision" --set "$key=false")
+      printf '%-18s %-9s %-6s %10.1f %10.1f %12s\n' deblur_resnet "$precision" "$repeat" "$a" "$b" "$(ratio "$a" "$b")"
+    done
+  done
+}
+
 echo
 if want epochs; then
   echo "== epoch on gpu:0 ($epochs epochs; the last one's training steps, seconds): trainer against the eager Python"
@@ -177,15 +192,7 @@ if $photos && want fused; then
   echo "== fused kernels on gpu:0: trainer bench FILE (30 steps after 5), each instance norm with its ReLU, dropout"
   echo "   and reflection padding as one CUDA kernel (gpu.fused_kernels: true) against LibTorch's"
   echo "   kernels one layer at a time (false, the default), images/s, alternated"
-  printf '%-18s %-9s %-6s %10s %10s %12s\n' experiment precision repeat fused unfused fused/unfused
-  for repeat in $(seq "$repeats"); do
-    for precision in fp32 bf16; do
-      fused=$(images_per_second deblur_resnet "$precision" --set gpu.fused_kernels=true)
-      unfused=$(images_per_second deblur_resnet "$precision" --set gpu.fused_kernels=false)
-      printf '%-18s %-9s %-6s %10.1f %10.1f %12s\n' deblur_resnet "$precision" "$repeat" "$fused" "$unfused" \
-        "$(ratio "$fused" "$unfused")"
-    done
-  done
+  switch_rows gpu.fused_kernels fused unfused
 fi
 
 if $photos && want biases; then
@@ -193,15 +200,7 @@ if $photos && want biases; then
   echo "== cancelled biases on gpu:0: trainer bench FILE (30 steps after 5), the 23 convolutions an instance norm reads"
   echo "   without their biases (gpu.skip_cancelled_biases: true, the default) against with them (false), images/s,"
   echo "   alternated"
-  printf '%-18s %-9s %-6s %10s %10s %12s\n' experiment precision repeat skipped kept skipped/kept
-  for repeat in $(seq "$repeats"); do
-    for precision in fp32 bf16; do
-      skipped=$(images_per_second deblur_resnet "$precision")
-      kept=$(images_per_second deblur_resnet "$precision" --set gpu.skip_cancelled_biases=false)
-      printf '%-18s %-9s %-6s %10.1f %10.1f %12s\n' deblur_resnet "$precision" "$repeat" "$skipped" "$kept" \
-        "$(ratio "$skipped" "$kept")"
-    done
-  done
+  switch_rows gpu.skip_cancelled_biases skipped kept
 fi
 
 if $photos && want layout; then
