@@ -135,7 +135,13 @@ TEST_CASE("trained without the cancelled biases, the generator follows the plain
   };
   const auto expected = train(plain);
   const auto got = train(skipped);
-  for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(expected[i]).epsilon(1e-3));
+  // The same weights first: the same loss, to rounding. Then each step's
+  // gradients differ by rounding as the network amplifies it (about 1 % in
+  // norm, as any change that is none in exact arithmetic does: the test
+  // above), and so do Adam's steps: LibTorch 2.6 put the fifth loss 0.13 %
+  // from the plain model's.
+  CHECK(got[0] == Approx(expected[0]).epsilon(1e-4));
+  for (size_t i = 1; i < got.size(); ++i) CHECK(got[i] == Approx(expected[i]).epsilon(1e-2));
   CHECK(got.back() < got.front());
 }
 
