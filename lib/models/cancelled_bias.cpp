@@ -68,14 +68,14 @@ std::optional<BiasCancelledConvImpl::Convolve> transposed(const nn::Module& modu
 // How `module` convolves without its bias; none where it is not a plain
 // convolution with a bias.
 std::optional<BiasCancelledConvImpl::Convolve> convolution_of(const nn::Module& module) {
-  using Options = std::optional<BiasCancelledConvImpl::Convolve>;
-  if (Options c = convolution<nn::Conv1dImpl, F::Conv1dFuncOptions>(
+  using Found = std::optional<BiasCancelledConvImpl::Convolve>;
+  if (Found c = convolution<nn::Conv1dImpl, F::Conv1dFuncOptions>(
           module, [](const torch::Tensor& x, const torch::Tensor& w, const F::Conv1dFuncOptions& o) { return F::conv1d(x, w, o); }))
     return c;
-  if (Options c = convolution<nn::Conv2dImpl, F::Conv2dFuncOptions>(
+  if (Found c = convolution<nn::Conv2dImpl, F::Conv2dFuncOptions>(
           module, [](const torch::Tensor& x, const torch::Tensor& w, const F::Conv2dFuncOptions& o) { return F::conv2d(x, w, o); }))
     return c;
-  if (Options c = transposed<nn::ConvTranspose1dImpl, F::ConvTranspose1dFuncOptions>(
+  if (Found c = transposed<nn::ConvTranspose1dImpl, F::ConvTranspose1dFuncOptions>(
           module, [](const torch::Tensor& x, const torch::Tensor& w, const F::ConvTranspose1dFuncOptions& o) {
             return F::conv_transpose1d(x, w, o);
           }))
