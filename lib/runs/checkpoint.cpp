@@ -1,6 +1,5 @@
 #include "runs/checkpoint.h"
 
-#include <sstream>
 
 #include "formats/file_bytes.h"
 #include "models/model.h"
@@ -60,7 +59,9 @@ void save_checkpoint(const std::string& path, torch::nn::Module& model, const to
   // Serialised in memory first: LibTorch's file writer throws again from its
   // destructor when the disk fills, which ends the process. Our own write
   // reports a full disk as an IoError and leaves the older checkpoints.
-  std::ostringstream bytes;
+  // Appended straight to one string, sealed and written from it: a stream's
+  // str() and the seal's concatenation would each copy the whole archive.
+  std::string bytes;
   try {
     torch::serialize::OutputArchive archive;
     torch::serialize::OutputArchive model_archive;
@@ -83,11 +84,14 @@ void save_checkpoint(const std::string& path, torch::nn::Module& model, const to
     archive.write("monitor_best_epoch", c10::IValue(state.monitor.best_epoch));
     archive.write("monitor_patience_best", c10::IValue(state.monitor.patience_best));
     archive.write("monitor_waited", c10::IValue(state.monitor.waited));
-    archive.save_to(bytes);
+    archive.save_to([&bytes](const void* data, size_t size) {
+      bytes.append(static_cast<const char*>(data), size);
+      return size;
+    });
   } catch (const c10::Error& e) {
     throw IoError("cannot serialise checkpoint " + path + ": " + e.what_without_backtrace());
   }
-  write_file_atomic(path, seal_checkpoint(bytes.str(), path));
+  write_file_atomic(path, seal_checkpoint(std::move(bytes), path));
 }
 
 void require_finite_weights(torch::nn::Module& model, const std::string& path) {

@@ -39,7 +39,8 @@ std::string seal_checkpoint(std::string archive, const std::string& path) {
   const std::string seal = kSealPrefix + digest_before_comment(archive, end.offset);
   archive[end.offset + kCommentLengthAt] = static_cast<char>(seal.size() & 0xff);
   archive[end.offset + kCommentLengthAt + 1] = static_cast<char>(seal.size() >> 8);
-  return archive + seal;
+  archive += seal;
+  return archive;
 }
 
 Seal verify_checkpoint(const std::string& bytes, const std::string& path) {

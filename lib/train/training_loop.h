@@ -97,8 +97,8 @@ class TrainingLoop {
   // the next checkpoint carries. Every rank reaches the same verdict: the
   // figures are sums over all ranks.
   MonitorVerdict judge(EpochRecord& record);
-  // checkpoints/best.pt: a copy of the epoch's checkpoint when one was just
-  // written, else a checkpoint of its own.
+  // checkpoints/best.pt: the epoch's checkpoint when one was just written
+  // (a hard link to it, else a copy), else a checkpoint of its own.
   void keep_best(int64_t epoch, const std::string& saved);
   // Puts best.pt's weights back into the model (every rank loads the same file).
   void restore_best();

@@ -7,7 +7,6 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/logging.h"
-#include "util/read_file.h"
 #include "util/stopwatch.h"
 
 namespace trainer {
@@ -41,9 +40,9 @@ void TrainingLoop::keep_best(int64_t epoch, const std::string& saved) {
     return;
   }
   if (!cluster_.is_root()) return;
-  const FileRead bytes = read_regular_file(saved);
-  if (!bytes.ok()) throw IoError(saved + " " + bytes.problem + "; it was to be copied to " + run_.best_checkpoint());
-  write_file_atomic(run_.best_checkpoint(), bytes.bytes);
+  // The epoch's file under a second name: pruning removes the epoch's name
+  // later, best.pt keeps the bytes.
+  link_or_copy_atomic(saved, run_.best_checkpoint());
 }
 
 std::string TrainingLoop::save(int64_t epochs_done, int64_t step_in_epoch, const std::string& to) {

@@ -75,6 +75,10 @@ void write_atomic_with(const std::string& path,
                        const std::function<void(const std::string&)>& write) {
   check_replaceable(path);
   const std::string tmp = temp_name_for(path);
+  // A temporary of this name is a dead process's that had this PID: it may
+  // be a hard link (link_or_copy_atomic) to a file the user keeps, which
+  // truncating it would empty, so the name is freed first.
+  ::unlink(tmp.c_str());
   try {
     write(tmp);
   } catch (...) {
@@ -99,14 +103,34 @@ IoError write_failure(const std::string& path, int error) {
                      : "check the permissions and the file system of the run directory");
 }
 
+namespace {
+
+// Writes `content` to the temporary `tmp` and flushes it to disk; failures
+// name `path`, the file the user knows. Every step can report a full disk:
+// the write, the flush, the close.
+void write_new_file(const std::string& tmp, const std::string& content, const std::string& path) {
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw write_failure(path, errno);
+  const bool ok = write_all(fd, content) && ::fsync(fd) == 0;
+  const int error = errno;
+  if (::close(fd) != 0 || !ok) throw write_failure(path, ok ? errno : error);
+}
+
+}  // namespace
+
 void write_file_atomic(const std::string& path, const std::string& content) {
-  write_atomic_with(path, [&](const std::string& tmp) {
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw write_failure(path, errno);
-    // Every step can report a full disk: write, the flush to disk, close.
-    const bool ok = write_all(fd, content) && ::fsync(fd) == 0;
-    const int error = errno;
-    if (::close(fd) != 0 || !ok) throw write_failure(path, ok ? errno : error);
+  write_atomic_with(path, [&](const std::string& tmp) { write_new_file(tmp, content, path); });
+}
+
+void link_or_copy_atomic(const std::string& from, const std::string& to) {
+  write_atomic_with(to, [&](const std::string& tmp) {
+    if (::link(from.c_str(), tmp.c_str()) == 0) return;
+    // Where links are refused (some network and FUSE file systems, a link
+    // count at its limit) the bytes are copied; any other failure is the
+    // copy's too (a missing source, a full directory), so the copy reports it.
+    const FileRead bytes = read_regular_file(from);
+    if (!bytes.ok()) throw IoError(from + " " + bytes.problem + "; it was to be copied to " + to);
+    write_new_file(tmp, bytes.bytes, to);
   });
 }
 

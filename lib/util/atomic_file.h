@@ -27,6 +27,14 @@ void write_file_atomic(const std::string& path, const std::string& content);
 void write_atomic_with(const std::string& path,
                        const std::function<void(const std::string& tmp_path)>& write);
 
+// Gives the complete file `from` a second name, `to`, atomically: a hard
+// link where the file system allows one (no bytes written, no space taken
+// while both names exist; removing either name leaves the other whole),
+// else a copy written as write_file_atomic writes. The file must not be
+// changed in place afterwards (trainer's writers replace files by rename,
+// so it never is). Throws IoError naming both paths.
+void link_or_copy_atomic(const std::string& from, const std::string& to);
+
 // Appends `text` to `path` whole or not at all: a failed write (disk full)
 // is cut back to the previous end, so no half line stays. Throws IoError.
 void append_to_file(const std::string& path, const std::string& text);

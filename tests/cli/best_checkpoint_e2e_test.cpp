@@ -147,6 +147,8 @@ TEST_CASE("a best.pt that cannot be written is never reported as saved", "[e2e][
   REQUIRE(first.exit_code == 0);
   const std::string run = dir + "/runs/stop/run";
   CHECK(json::parse(read_text(run + "/run.json"))["paths"]["best_checkpoint_epoch"] == 1);
+  // The epoch's checkpoint under a second name, not a second copy.
+  CHECK(fs::equivalent(run + "/checkpoints/best.pt", run + "/checkpoints/epoch-0001.pt"));
   // best.pt becomes a link trainer refuses to replace: the next best cannot be kept.
   fs::rename(run + "/checkpoints/best.pt", dir + "/best-epoch-1.pt");
   fs::create_symlink(dir + "/best-epoch-1.pt", run + "/checkpoints/best.pt");

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,4 +101,77 @@ TEST_CASE("a failed append names the file and the free space, and leaves no half
   std::stringstream text;
   text << in.rdbuf();
   CHECK(text.str() == "one\ntwo\n");
+}
+
+namespace {
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+TEST_CASE("a second name for a file is a hard link, and outlives the first", "[util]") {
+  namespace fs = std::filesystem;
+  const std::string dir = testing::fresh_dir("atomic-link");
+  const std::string epoch = dir + "/epoch-0002.pt", best = dir + "/best.pt";
+  write_file_atomic(best, "epoch 1's bytes");
+  write_file_atomic(epoch, "epoch 2's bytes");
+  link_or_copy_atomic(epoch, best);
+  CHECK(fs::equivalent(epoch, best));  // one file, no bytes copied
+  CHECK(file_text(best) == "epoch 2's bytes");
+  fs::remove(epoch);  // pruning the epoch's name
+  CHECK(file_text(best) == "epoch 2's bytes");
+  int files = 0;
+  for (auto& entry : fs::directory_iterator(dir)) files += entry.is_regular_file();
+  CHECK(files == 1);  // no temporary left
+
+  SECTION("a missing source is an IoError naming both files") {
+    CHECK_THROWS_WITH(link_or_copy_atomic(dir + "/epoch-0009.pt", best),
+                      Catch::Contains(dir + "/epoch-0009.pt") && Catch::Contains(best));
+    CHECK(file_text(best) == "epoch 2's bytes");
+  }
+}
+
+TEST_CASE("a second name on another file system is a copy", "[util]") {
+  namespace fs = std::filesystem;
+  const std::string dir = testing::fresh_dir("atomic-copy");
+  const std::string shm = "/dev/shm/trainer-link-test." + std::to_string(getpid());
+  std::error_code error;
+  fs::create_directories(shm, error);
+  struct stat here {}, there {};
+  if (error || ::stat(dir.c_str(), &here) != 0 || ::stat(shm.c_str(), &there) != 0 || here.st_dev == there.st_dev) {
+    fs::remove_all(shm, error);
+    WARN("SKIPPED: needs /dev/shm on a file system other than the tests' folder");
+    return;
+  }
+  write_file_atomic(shm + "/epoch-0001.pt", "bytes");
+  link_or_copy_atomic(shm + "/epoch-0001.pt", dir + "/best.pt");  // link(2) says EXDEV
+  CHECK(file_text(dir + "/best.pt") == "bytes");
+  CHECK_FALSE(fs::equivalent(shm + "/epoch-0001.pt", dir + "/best.pt"));
+  fs::remove_all(shm);
+  CHECK(file_text(dir + "/best.pt") == "bytes");
+}
+
+TEST_CASE("a dead writer's temporary that links to a kept file is set aside, not emptied", "[util]") {
+  // A writer killed between linking its temporary and renaming it, whose
+  // PID a later trainer process got: writing through that name would
+  // truncate the file it links to.
+  namespace fs = std::filesystem;
+  const std::string dir = testing::fresh_dir("atomic-stale-link");
+  const std::string kept = dir + "/epoch-0003.pt", target = dir + "/best.pt";
+  write_file_atomic(kept, "epoch 3's bytes");
+  const std::string stale = target + ".tmp." + std::to_string(getpid());
+  fs::create_hard_link(kept, stale);
+  SECTION("written") { write_file_atomic(target, "new"); }
+  SECTION("linked") {
+    write_file_atomic(dir + "/epoch-0004.pt", "new");
+    link_or_copy_atomic(dir + "/epoch-0004.pt", target);
+  }
+  CHECK(file_text(target) == "new");
+  CHECK(file_text(kept) == "epoch 3's bytes");
+  CHECK_FALSE(fs::exists(stale));
 }
