@@ -222,10 +222,10 @@ TEST_CASE("GPU: trainer bench FILE puts the graphed steps beside the eager ones"
   const auto as_json = run_trainer(
       {"bench", write_graph_experiment(dir, "{name: nadam, lr: 0.002}"), "--steps", "30", "--json"}, dir);
   REQUIRE(as_json.exit_code == 0);
-  const auto json = nlohmann::json::parse(as_json.out);
-  CHECK(json["graphed_steps_per_second"].get<double>() > 0);
+  const auto figures = nlohmann::json::parse(as_json.out);
+  CHECK(figures["graphed_steps_per_second"].get<double>() > 0);
   // The input pipeline alone, its batches gathered on the GPU (the data set held there).
-  CHECK(json["input_samples_per_second"].get<double>() > 0);
+  CHECK(figures["input_samples_per_second"].get<double>() > 0);
   CHECK_THAT(result.out, Catch::Contains("input pipeline alone: samples/s "));
 }
 
