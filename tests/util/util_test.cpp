@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_runner.h"
 #include "test_paths.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -103,16 +104,7 @@ TEST_CASE("a failed append names the file and the free space, and leaves no half
   CHECK(text.str() == "one\ntwo\n");
 }
 
-namespace {
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
+using testing::read_text;
 
 TEST_CASE("a second name for a file is a hard link, and outlives the first", "[util]") {
   namespace fs = std::filesystem;
@@ -122,9 +114,9 @@ TEST_CASE("a second name for a file is a hard link, and outlives the first", "[u
   write_file_atomic(epoch, "epoch 2's bytes");
   link_or_copy_atomic(epoch, best);
   CHECK(fs::equivalent(epoch, best));  // one file, no bytes copied
-  CHECK(file_text(best) == "epoch 2's bytes");
+  CHECK(read_text(best) == "epoch 2's bytes");
   fs::remove(epoch);  // pruning the epoch's name
-  CHECK(file_text(best) == "epoch 2's bytes");
+  CHECK(read_text(best) == "epoch 2's bytes");
   int files = 0;
   for (auto& entry : fs::directory_iterator(dir)) files += entry.is_regular_file();
   CHECK(files == 1);  // no temporary left
@@ -132,7 +124,7 @@ TEST_CASE("a second name for a file is a hard link, and outlives the first", "[u
   SECTION("a missing source is an IoError naming both files") {
     CHECK_THROWS_WITH(link_or_copy_atomic(dir + "/epoch-0009.pt", best),
                       Catch::Contains(dir + "/epoch-0009.pt") && Catch::Contains(best));
-    CHECK(file_text(best) == "epoch 2's bytes");
+    CHECK(read_text(best) == "epoch 2's bytes");
   }
 }
 
@@ -150,10 +142,10 @@ TEST_CASE("a second name on another file system is a copy", "[util]") {
   }
   write_file_atomic(shm + "/epoch-0001.pt", "bytes");
   link_or_copy_atomic(shm + "/epoch-0001.pt", dir + "/best.pt");  // link(2) says EXDEV
-  CHECK(file_text(dir + "/best.pt") == "bytes");
+  CHECK(read_text(dir + "/best.pt") == "bytes");
   CHECK_FALSE(fs::equivalent(shm + "/epoch-0001.pt", dir + "/best.pt"));
   fs::remove_all(shm);
-  CHECK(file_text(dir + "/best.pt") == "bytes");
+  CHECK(read_text(dir + "/best.pt") == "bytes");
 }
 
 TEST_CASE("a dead writer's temporary that links to a kept file is set aside, not emptied", "[util]") {
@@ -171,7 +163,7 @@ TEST_CASE("a dead writer's temporary that links to a kept file is set aside, not
     write_file_atomic(dir + "/epoch-0004.pt", "new");
     link_or_copy_atomic(dir + "/epoch-0004.pt", target);
   }
-  CHECK(file_text(target) == "new");
-  CHECK(file_text(kept) == "epoch 3's bytes");
+  CHECK(read_text(target) == "new");
+  CHECK(read_text(kept) == "epoch 3's bytes");
   CHECK_FALSE(fs::exists(stale));
 }
