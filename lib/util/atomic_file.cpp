@@ -91,6 +91,9 @@ void write_atomic_with(const std::string& path,
     std::remove(tmp.c_str());
     throw IoError("cannot rename " + tmp + " to " + path + ": " + reason);
   }
+  // rename(2) does nothing when both names are links to one file (a second
+  // name given to what `path` already names): the temporary would stay.
+  ::unlink(tmp.c_str());
   // Make the rename itself durable.
   fsync_path(std::filesystem::path(path).parent_path().string());
 }

@@ -106,6 +106,16 @@ TEST_CASE("a failed append names the file and the free space, and leaves no half
 
 using testing::read_text;
 
+namespace {
+
+int regular_files_in(const std::string& dir) {
+  int files = 0;
+  for (auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file();
+  return files;
+}
+
+}  // namespace
+
 TEST_CASE("a second name for a file is a hard link, and outlives the first", "[util]") {
   namespace fs = std::filesystem;
   const std::string dir = testing::fresh_dir("atomic-link");
@@ -117,10 +127,15 @@ TEST_CASE("a second name for a file is a hard link, and outlives the first", "[u
   CHECK(read_text(best) == "epoch 2's bytes");
   fs::remove(epoch);  // pruning the epoch's name
   CHECK(read_text(best) == "epoch 2's bytes");
-  int files = 0;
-  for (auto& entry : fs::directory_iterator(dir)) files += entry.is_regular_file();
-  CHECK(files == 1);  // no temporary left
+  CHECK(regular_files_in(dir) == 1);  // no temporary left
 
+  SECTION("naming a file again by the name it has leaves no temporary") {
+    write_file_atomic(epoch, "epoch 3's bytes");
+    link_or_copy_atomic(epoch, best);
+    link_or_copy_atomic(epoch, best);  // rename(2) of two links to one file does nothing
+    CHECK(regular_files_in(dir) == 2);
+    CHECK(read_text(best) == "epoch 3's bytes");
+  }
   SECTION("a missing source is an IoError naming both files") {
     CHECK_THROWS_WITH(link_or_copy_atomic(dir + "/epoch-0009.pt", best),
                       Catch::Contains(dir + "/epoch-0009.pt") && Catch::Contains(best));
