@@ -37,7 +37,8 @@
 # LOGS/progress.log; each goal run's small files (run.json, metrics.jsonl,
 # samples) to LOGS/goal-run/ and its report to LOGS/goal-report.html (with
 # GOAL_TRIALS: goal-run-N/ and goal-report-N.html, N from 1 in the order
-# given). LOGS/DONE marks the end. A lease that ends
+# given), and while it trains its metrics.jsonl and run.json to
+# LOGS/goal-live[-N]/ every 10 s. LOGS/DONE marks the end. A lease that ends
 # early keeps what finished: start it with setsid and copy LOGS out while it
 # runs (docs/development.md says how).
 #
@@ -128,12 +129,28 @@ for trial in "${goal_trials[@]}"; do
     ${GOAL_ARGS:-} $trial >"$step_log" 2>&1 &
   goal_pids+=($!)  # deblur_goal.sh's run directories differ by its pid
 done
+# Each goal run's curve so far, into LOGS/goal-live[-N]/ every 10 s, so that
+# a lease that ends before the runs do still has their epochs.
+follow_goals() {
+  while sleep 10; do
+    for i in "${!goal_logs[@]}"; do
+      local suffix="" dir
+      [ "${#goal_logs[@]}" -eq 1 ] || suffix="-$((i + 1))"
+      dir=$(sed -n 's/^run directory: //p' "${goal_logs[$i]}" | head -n 1)
+      if [ -z "$dir" ] || [ ! -f "$dir/metrics.jsonl" ]; then continue; fi
+      mkdir -p "$logs/goal-live$suffix"
+      cp "$dir/metrics.jsonl" "$dir/run.json" "$logs/goal-live$suffix/" 2>/dev/null || true
+    done
+  done
+}
+follow_goals &
+goal_follower=$!
 step gpu-tests ctest --test-dir build-gpu --output-on-failure --no-tests=error -j4 -R "NCCL|GPU|gpu"
 for i in "${!goal_pids[@]}"; do
   suffix=""
   [ "${#goal_pids[@]}" -eq 1 ] || suffix="-$((i + 1))"
   if wait "${goal_pids[$i]}"; then note "goal$suffix: passed"; else note "goal$suffix: FAILED (${goal_logs[$i]})"; fi
-  run_dir=$(sed -n 's/^run directory: //p' "${goal_logs[$i]}")
+  run_dir=$(sed -n 's/^run directory: //p' "${goal_logs[$i]}" | head -n 1)
   if [ -n "$run_dir" ] && [ -d "$run_dir" ]; then
     mkdir -p "$logs/goal-run$suffix"
     "$trainer" report "$run_dir" -o "$logs/goal-report$suffix.html" >"$logs/goal-report$suffix.log" 2>&1
@@ -141,6 +158,7 @@ for i in "${!goal_pids[@]}"; do
     (cd "$run_dir" && find . -type f -size -4M ! -name '*.pt' -print0 | xargs -0 -r cp --parents -t "$logs/goal-run$suffix")
   fi
 done
+kill "$goal_follower" 2>/dev/null
 
 if [ "${LEASE_LADDER:-0}" = 1 ]; then
   step ladder env TRAINER="$trainer" scripts/bench/pipeline_ladder.sh --config configs/deblur_resnet.yaml --device gpu \

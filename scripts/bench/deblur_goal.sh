@@ -19,6 +19,9 @@ cd "$(dirname "$0")/../.."
 config=configs/deblur_resnet_small.yaml
 if [ $# -gt 0 ] && [[ $1 != --* ]]; then config=$1; shift; fi
 run_dir="runs/deblur-goal-$(date +%Y%m%d-%H%M%S)-$$"  # the pid: two trials started in one second
+# Said first as well, so that a driver can follow the run while it trains
+# (scripts/gpu-lease.sh copies its metrics.jsonl as epochs end).
+echo "run directory: $run_dir"
 start=$(date +%s)
 "${TRAINER:-build/trainer}" run "$config" "$@" --run-dir "$run_dir" --quiet --log-level warn >/dev/null
 seconds=$(( $(date +%s) - start ))
