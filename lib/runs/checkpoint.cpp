@@ -56,42 +56,48 @@ void restore_layouts(std::vector<std::pair<torch::Tensor, torch::MemoryFormat>>&
 void save_checkpoint(const std::string& path, torch::nn::Module& model, const torch::optim::Optimizer& optimizer,
                      const TrainingState& state) {
   require_finite_weights(model, path);
-  // Serialised in memory first: LibTorch's file writer throws again from its
-  // destructor when the disk fills, which ends the process. Our own write
-  // reports a full disk as an IoError and leaves the older checkpoints.
-  // Appended straight to one string, sealed and written from it: a stream's
-  // str() and the seal's concatenation would each copy the whole archive.
-  std::string bytes;
-  try {
-    torch::serialize::OutputArchive archive;
-    torch::serialize::OutputArchive model_archive;
-    model.save(model_archive);
-    archive.write("model", model_archive);
-    torch::serialize::OutputArchive optimizer_archive;
-    optimizer.save(optimizer_archive);
-    archive.write("optimizer", optimizer_archive);
-    archive.write("format_version", c10::IValue(kFormatVersion));
-    archive.write("epoch", c10::IValue(state.epoch));
-    archive.write("step_in_epoch", c10::IValue(state.step_in_epoch));
-    archive.write("global_step", c10::IValue(state.global_step));
-    archive.write("rng_cpu", compat::generator_state(compat::default_cpu_generator()));
-    if (state.epoch_metric_sums.defined()) archive.write("epoch_metric_sums", state.epoch_metric_sums);
-    if (state.loss_scaler.defined()) archive.write("loss_scaler", state.loss_scaler);
-    if (state.rng_gpu.defined()) archive.write("rng_gpu", state.rng_gpu);
-    if (state.weight_average.defined()) archive.write("weight_average", state.weight_average);
-    if (!state.optimizer.empty()) archive.write("optimizer_name", c10::IValue(state.optimizer));
-    archive.write("monitor_best", c10::IValue(state.monitor.best));
-    archive.write("monitor_best_epoch", c10::IValue(state.monitor.best_epoch));
-    archive.write("monitor_patience_best", c10::IValue(state.monitor.patience_best));
-    archive.write("monitor_waited", c10::IValue(state.monitor.waited));
-    archive.save_to([&bytes](const void* data, size_t size) {
-      bytes.append(static_cast<const char*>(data), size);
-      return size;
-    });
-  } catch (const c10::Error& e) {
-    throw IoError("cannot serialise checkpoint " + path + ": " + e.what_without_backtrace());
-  }
-  write_file_atomic(path, seal_checkpoint(std::move(bytes), path));
+  // Streamed through the seal into the file, a megabyte at a time, never
+  // held whole (a second copy of every weight and optimizer state in host
+  // memory). Through our own writer, not LibTorch's file writer, which
+  // throws again from its destructor when the disk fills and so ends the
+  // process: ours keeps a failed write's error, lets the serialiser run to
+  // its end, and reports a full disk as an IoError; the temporary file is
+  // removed and the older checkpoints stay.
+  write_atomic_with(path, [&](const std::string& tmp) {
+    FileSink file(tmp, path);
+    CheckpointSealer sealer([&file](std::string_view bytes) { file.write(bytes); }, path);
+    try {
+      torch::serialize::OutputArchive archive;
+      torch::serialize::OutputArchive model_archive;
+      model.save(model_archive);
+      archive.write("model", model_archive);
+      torch::serialize::OutputArchive optimizer_archive;
+      optimizer.save(optimizer_archive);
+      archive.write("optimizer", optimizer_archive);
+      archive.write("format_version", c10::IValue(kFormatVersion));
+      archive.write("epoch", c10::IValue(state.epoch));
+      archive.write("step_in_epoch", c10::IValue(state.step_in_epoch));
+      archive.write("global_step", c10::IValue(state.global_step));
+      archive.write("rng_cpu", compat::generator_state(compat::default_cpu_generator()));
+      if (state.epoch_metric_sums.defined()) archive.write("epoch_metric_sums", state.epoch_metric_sums);
+      if (state.loss_scaler.defined()) archive.write("loss_scaler", state.loss_scaler);
+      if (state.rng_gpu.defined()) archive.write("rng_gpu", state.rng_gpu);
+      if (state.weight_average.defined()) archive.write("weight_average", state.weight_average);
+      if (!state.optimizer.empty()) archive.write("optimizer_name", c10::IValue(state.optimizer));
+      archive.write("monitor_best", c10::IValue(state.monitor.best));
+      archive.write("monitor_best_epoch", c10::IValue(state.monitor.best_epoch));
+      archive.write("monitor_patience_best", c10::IValue(state.monitor.patience_best));
+      archive.write("monitor_waited", c10::IValue(state.monitor.waited));
+      archive.save_to([&sealer](const void* data, size_t size) {
+        sealer.append(data, size);
+        return size;
+      });
+    } catch (const c10::Error& e) {
+      throw IoError("cannot serialise checkpoint " + path + ": " + e.what_without_backtrace());
+    }
+    sealer.finish();
+    file.close();
+  });
 }
 
 void require_finite_weights(torch::nn::Module& model, const std::string& path) {

@@ -27,20 +27,53 @@ void check_member_crcs(const std::string& bytes, const ZipDirectory& directory, 
 
 }  // namespace
 
-std::string seal_checkpoint(std::string archive, const std::string& path) {
-  ZipEnd end;
-  try {
-    end = find_zip_end(archive, path);
-  } catch (const DataError& e) {
-    throw IoError(std::string("cannot seal checkpoint: ") + e.what());
-  }
-  if (!end.comment.empty() || end.offset + kEndRecordSize != archive.size())
-    throw IoError("cannot seal checkpoint " + path + ": LibTorch's archive already ends in a comment");
-  const std::string seal = kSealPrefix + digest_before_comment(archive, end.offset);
-  archive[end.offset + kCommentLengthAt] = static_cast<char>(seal.size() & 0xff);
-  archive[end.offset + kCommentLengthAt + 1] = static_cast<char>(seal.size() >> 8);
-  archive += seal;
-  return archive;
+// Pieces are passed on once this many bytes are held, so that hashing and
+// writing work on what is still in the processor's cache.
+constexpr size_t kPassOnBytes = size_t{1} << 20;
+
+CheckpointSealer::CheckpointSealer(Sink out, std::string path)
+    : out_(std::move(out)), path_(std::move(path)), digest_(std::make_unique<Sha256>()) {}
+
+CheckpointSealer::~CheckpointSealer() = default;
+
+void CheckpointSealer::append(const void* data, size_t size) {
+  held_.append(static_cast<const char*>(data), size);
+  if (held_.size() < kPassOnBytes + kEndRecordSize) return;
+  const std::string_view passed = std::string_view(held_).substr(0, held_.size() - kEndRecordSize);
+  digest_->update(passed);
+  out_(passed);
+  held_.erase(0, passed.size());
+}
+
+void CheckpointSealer::finish() {
+  // LibTorch ends its archive with the end-of-directory record and no comment.
+  const auto le = [&](size_t at, int bytes) {
+    uint64_t value = 0;
+    for (int i = bytes - 1; i >= 0; --i) value = value << 8 | static_cast<unsigned char>(held_[at + i]);
+    return value;
+  };
+  if (held_.size() < kEndRecordSize)
+    throw IoError("cannot seal checkpoint " + path_ + ": LibTorch's archive is too short to be a zip");
+  const size_t end = held_.size() - kEndRecordSize;
+  // A record elsewhere (one with a comment, a seal's) is not LibTorch's end.
+  if (le(end, 4) != 0x06054b50 || le(end + kCommentLengthAt, 2) != 0)
+    throw IoError("cannot seal checkpoint " + path_ +
+                  ": the archive does not end in a zip end-of-directory record without a comment");
+  digest_->update(std::string_view(held_).substr(0, end + kCommentLengthAt));
+  const std::string seal = kSealPrefix + digest_->hex();
+  held_[end + kCommentLengthAt] = static_cast<char>(seal.size() & 0xff);
+  held_[end + kCommentLengthAt + 1] = static_cast<char>(seal.size() >> 8);
+  held_ += seal;
+  out_(held_);
+  held_.clear();
+}
+
+std::string seal_checkpoint(const std::string& archive, const std::string& path) {
+  std::string sealed;
+  CheckpointSealer sealer([&](std::string_view bytes) { sealed.append(bytes); }, path);
+  sealer.append(archive.data(), archive.size());
+  sealer.finish();
+  return sealed;
 }
 
 Seal verify_checkpoint(const std::string& bytes, const std::string& path) {

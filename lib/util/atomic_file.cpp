@@ -33,7 +33,7 @@ std::string free_space_of(const std::string& path) {
   return text;
 }
 
-bool write_all(int fd, const std::string& content) {
+bool write_all(int fd, std::string_view content) {
   size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -106,17 +106,34 @@ IoError write_failure(const std::string& path, int error) {
                      : "check the permissions and the file system of the run directory");
 }
 
+FileSink::FileSink(const std::string& tmp, std::string path) : path_(std::move(path)) {
+  fd_ = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw write_failure(path_, errno);
+}
+
+FileSink::~FileSink() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void FileSink::write(std::string_view bytes) {
+  if (error_ == 0 && !write_all(fd_, bytes)) error_ = errno;
+}
+
+void FileSink::close() {
+  // Every step can report a full disk: the writes, the flush, the close.
+  if (error_ == 0 && ::fsync(fd_) != 0) error_ = errno;
+  if (::close(fd_) != 0 && error_ == 0) error_ = errno;
+  fd_ = -1;
+  if (error_ != 0) throw write_failure(path_, error_);
+}
+
 namespace {
 
-// Writes `content` to the temporary `tmp` and flushes it to disk; failures
-// name `path`, the file the user knows. Every step can report a full disk:
-// the write, the flush, the close.
+// `content` into the temporary `tmp`, flushed to disk; failures name `path`.
 void write_new_file(const std::string& tmp, const std::string& content, const std::string& path) {
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw write_failure(path, errno);
-  const bool ok = write_all(fd, content) && ::fsync(fd) == 0;
-  const int error = errno;
-  if (::close(fd) != 0 || !ok) throw write_failure(path, ok ? errno : error);
+  FileSink file(tmp, path);
+  file.write(content);
+  file.close();
 }
 
 }  // namespace

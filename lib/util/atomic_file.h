@@ -4,6 +4,7 @@
 // disk, then renamed over it in one step.
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/error.h"
@@ -26,6 +27,27 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // what check_replaceable refuses, before `write` runs.
 void write_atomic_with(const std::string& path,
                        const std::function<void(const std::string& tmp_path)>& write);
+
+// A new file written in pieces, for write_atomic_with's writer: `tmp` is
+// made at once (an IoError naming `path` if it cannot be); a failed write
+// is kept, not thrown, so that a producer that cannot stop midway
+// (LibTorch's serialiser) runs to its end, and later writes are skipped;
+// close() flushes the file to disk and throws the first failure, naming
+// `path` and its file system's free space.
+class FileSink {
+ public:
+  FileSink(const std::string& tmp, std::string path);
+  ~FileSink();
+  FileSink(const FileSink&) = delete;
+  FileSink& operator=(const FileSink&) = delete;
+  void write(std::string_view bytes);
+  void close();
+
+ private:
+  int fd_ = -1;
+  int error_ = 0;  // the first failure's errno
+  std::string path_;
+};
 
 // Gives the complete file `from` a second name, `to`, atomically: a hard
 // link where the file system allows one (no bytes written, no space taken

@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <string_view>
 
 #include "config/config_loader.h"
 #include "models/model_fixtures.h"
@@ -124,6 +126,46 @@ TEST_CASE("checkpoints are sealed: a damaged one is refused, LibTorch still read
   SECTION("truncated") {
     write_bytes(dir + "/c.pt", bytes.substr(0, bytes.size() - 100));
     CHECK_THROWS_AS(load_checkpoint(dir + "/c.pt", *restored, nullptr), UnusableCheckpoint);
+  }
+}
+
+TEST_CASE("a checkpoint is sealed as it streams: any cut into pieces gives the same file", "[train][checkpoint]") {
+  const std::string dir = testing::fresh_dir("checkpoint-stream");
+  torch::nn::Linear model(512, 1024);  // 2 MiB of weights: past the megabyte the sealer passes on at a time
+  OptimizerConfig config;
+  config.lr = 0.01;
+  auto optimizer = make_optimizer(config, model->parameters());
+  save_unsealed(dir + "/plain.pt", *model, *optimizer);
+  const std::string archive = read_bytes(dir + "/plain.pt");
+  REQUIRE(archive.size() > (size_t{2} << 20));
+  const std::string whole = seal_checkpoint(archive, "whole.pt");
+  CHECK(verify_checkpoint(whole, "whole.pt") == Seal::kVerified);
+  CHECK(whole.compare(0, archive.size() - 2, archive, 0, archive.size() - 2) == 0);  // all but the comment's length
+  for (const size_t piece : {size_t{1}, size_t{21}, size_t{4093}, size_t{3} << 20}) {
+    INFO("pieces of " << piece << " bytes");
+    std::string streamed;
+    size_t passed_on = 0, largest = 0;
+    CheckpointSealer sealer(
+        [&](std::string_view bytes) {
+          streamed.append(bytes);
+          ++passed_on;
+          largest = std::max(largest, bytes.size());
+        },
+        "streamed.pt");
+    for (size_t at = 0; at < archive.size(); at += piece)
+      sealer.append(archive.data() + at, std::min(piece, archive.size() - at));
+    sealer.finish();
+    CHECK(streamed == whole);
+    CHECK(passed_on >= 2);  // passed on as it came, not held whole
+    if (piece < (size_t{1} << 20)) CHECK(largest < (size_t{1} << 20) + size_t{2} * piece + 64);
+  }
+
+  SECTION("bytes that are not LibTorch's archive are refused, naming the file") {
+    CheckpointSealer sealer([](std::string_view) {}, "bad.pt");
+    sealer.append("not a zip archive at all, just text", 35);
+    CHECK_THROWS_WITH(sealer.finish(), Catch::Contains("cannot seal checkpoint bad.pt"));
+    CHECK_THROWS_WITH(seal_checkpoint("short", "tiny.pt"), Catch::Contains("tiny.pt") && Catch::Contains("too short"));
+    CHECK_THROWS_WITH(seal_checkpoint(whole, "twice.pt"), Catch::Contains("without a comment"));
   }
 }
 
