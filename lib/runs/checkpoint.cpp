@@ -1,6 +1,5 @@
 #include "runs/checkpoint.h"
 
-
 #include "formats/file_bytes.h"
 #include "models/model.h"
 #include "util/atomic_file.h"
