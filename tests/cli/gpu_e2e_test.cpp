@@ -32,6 +32,14 @@ std::string gpu_experiment(const std::string& dir, const std::string& devices, c
   return write_mlp_experiment(dir, spec);
 }
 
+// Two runs' three epoch records, their losses the same to `epsilon`.
+void require_same_three_losses(const std::string& out, const std::string& other_out, double epsilon) {
+  const auto a = parse_records(out), b = parse_records(other_out);
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 3);
+  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].loss == Approx(b[i].loss).epsilon(epsilon));
+}
+
 }  // namespace
 
 TEST_CASE("GPU: gpu:0 trains, states the device mapping, and resumes on the CPU", "[gpu][e2e]") {
@@ -70,10 +78,7 @@ TEST_CASE("GPU: data held on the GPU trains as data copied from host memory, and
   REQUIRE(copied.exit_code == 0);
   CHECK_THAT(copied.err, Catch::Contains("kept in host memory"));
   // The same batches in the same order: the same figures, to float noise.
-  const auto a = parse_records(held.out), b = parse_records(copied.out);
-  REQUIRE(a.size() == 3);
-  REQUIRE(b.size() == 3);
-  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].loss == Approx(b[i].loss).epsilon(1e-4));
+  require_same_three_losses(held.out, copied.out, 1e-4);
   // Two epochs, then one more on resume: the third record as the full run's.
   const auto part = run_trainer({"run", experiment, "--set", "data.on_device=true", "--set", "train.epochs=2",
                                  "--set", "log.run_name=part"},
@@ -84,7 +89,7 @@ TEST_CASE("GPU: data held on the GPU trains as data copied from host memory, and
   REQUIRE(resumed.exit_code == 0);
   const auto rest = parse_records(resumed.out);
   REQUIRE(rest.size() == 1);
-  CHECK(figures_of(rest[0].values) == figures_of(a[2].values));
+  CHECK(figures_of(rest[0].values) == figures_of(parse_records(held.out)[2].values));
 }
 
 TEST_CASE("GPU: a run's step split times one step in 20, NVML samples the card, the profile is written",
@@ -271,10 +276,7 @@ TEST_CASE("GPU: instance norms run fused with their ReLU, dropout and padding, a
   INFO(unfused.err);
   REQUIRE(unfused.exit_code == 0);
   CHECK_THAT(unfused.err, !Catch::Contains("fused kernels:"));
-  const auto a = parse_records(fused.out), b = parse_records(unfused.out);
-  REQUIRE(a.size() == 3);
-  REQUIRE(b.size() == 3);
-  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].loss == Approx(b[i].loss).epsilon(2e-3));
+  require_same_three_losses(fused.out, unfused.out, 2e-3);
   // Channels-last: the channel-tiled kernels, every norm fused.
   const auto last = run_trainer({"run", write("plain", 0), "--set", "log.run_name=channels-last", "--set",
                                  "gpu.channels_last=true"},
@@ -282,9 +284,7 @@ TEST_CASE("GPU: instance norms run fused with their ReLU, dropout and padding, a
   INFO(last.err);
   REQUIRE(last.exit_code == 0);
   CHECK_THAT(last.err, Catch::Contains("fused kernels: 2 instance norms run") && Catch::Contains("channels-last"));
-  const auto d = parse_records(last.out);
-  REQUIRE(d.size() == 3);
-  for (size_t i = 0; i < d.size(); ++i) CHECK(d[i].loss == Approx(b[i].loss).epsilon(2e-3));
+  require_same_three_losses(last.out, unfused.out, 2e-3);
   // With dropout, in bf16: the kernels' dropout and half-precision paths.
   const auto dropped = run_trainer({"run", write("dropout", 0.3), "--set", "log.run_name=dropout", "--set",
                                     "precision=bf16"},
@@ -326,10 +326,7 @@ TEST_CASE("GPU: convolutions run without the biases the instance norms after the
   INFO(kept.err);
   REQUIRE(kept.exit_code == 0);
   CHECK_THAT(kept.err, !Catch::Contains("without their biases"));
-  const auto a = parse_records(skipped.out), b = parse_records(kept.out);
-  REQUIRE(a.size() == 3);
-  REQUIRE(b.size() == 3);
-  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].loss == Approx(b[i].loss).epsilon(2e-3));
+  require_same_three_losses(skipped.out, kept.out, 2e-3);
   // The skipped run's checkpoint resumes in the other (the same parameters).
   const auto resumed = run_trainer({"run", "--resume", dir + "/runs/biases/skipped", "--set", "train.epochs=4", "--set",
                                     "gpu.skip_cancelled_biases=false"},
