@@ -81,6 +81,31 @@ inline CliResult wait_trainer(pid_t pid, const std::string& dir, const std::stri
   return result;
 }
 
+// wait_trainer with a deadline, for a run that only a signal ends: past
+// `seconds` the process is killed (SIGKILL) and the result says so, so that a
+// test of a broken signal path fails instead of hanging the suite.
+struct BoundedResult : CliResult {
+  bool killed_at_deadline = false;
+};
+
+inline BoundedResult wait_trainer_within(pid_t pid, const std::string& dir, int seconds, const std::string& tag = "") {
+  BoundedResult result;
+  int status = 0;
+  pid_t ended = 0;
+  for (int waited_ms = 0; (ended = waitpid(pid, &status, WNOHANG)) == 0 && waited_ms < seconds * 1000;
+       waited_ms += 50)
+    usleep(50 * 1000);
+  if (ended == 0) {
+    result.killed_at_deadline = true;
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = read_text(dir + "/" + tag + "stdout");
+  result.err = read_text(dir + "/" + tag + "stderr");
+  return result;
+}
+
 inline CliResult run_trainer(const std::vector<std::string>& args, const std::string& dir,
                              const std::vector<std::string>& env = {}) {
   return wait_trainer(spawn_trainer(args, dir, env), dir);
