@@ -26,7 +26,8 @@
 #      config (pipeline_ladder.sh --device gpu).
 # A lease given to the goal's training alone (a longer trial than fits
 # beside the rows): LEASE_ROWS= LEASE_EPOCHS=0 GOAL_ARGS="--set
-# train.epochs=300 ...".
+# train.epochs=300 ...". The goal then starts as soon as trainer is built,
+# the tests building beside it (at the lowest priority) and then running.
 # GOAL_PHOTOS=ARCHIVE: the goal trains on the photos of that archive
 # (scripts/gpu-data.sh --only deblur-photos --photos DIR), which a later
 # call may bring (one call cannot carry the larger photo set beside the
@@ -93,9 +94,17 @@ rows() { GPU_ROWS=$1 scripts/bench/gpu_rows.sh "$trainer" "$python" "$repeats"; 
 IFS=, read -r -a gpu_bound <<<"${LEASE_ROWS-deblur,nhwc,datawait}"
 for section in "${gpu_bound[@]}"; do step "rows-$section" rows "$section"; done
 
+tests_waited=0
+wait_for_tests() {
+  [ "$tests_waited" = 0 ] || return 0
+  tests_waited=1
+  if wait "$tests_build"; then note "build-tests: passed"; else note "build-tests: FAILED ($tests_log)"; fi
+}
 # The host-bound epochs next, alone: the test build is done by then (it is
-# waited for), and the goal's training has not started.
-if wait "$tests_build"; then note "build-tests: passed"; else note "build-tests: FAILED ($tests_log)"; fi
+# waited for), and the goal's training has not started. A lease given to the
+# goal alone (no rows, no epochs) starts it at once instead: the build then
+# goes on beside it at the lowest priority, and its minutes are training's.
+if [ "${#gpu_bound[@]}" -gt 0 ] || [ "${LEASE_EPOCHS:-1}" = 1 ]; then wait_for_tests; fi
 if [ "${LEASE_EPOCHS:-1}" = 1 ]; then step rows-epochs rows epochs; fi
 
 # The photos the goal trains on, where another set was asked for.
@@ -145,6 +154,7 @@ follow_goals() {
 }
 follow_goals &
 goal_follower=$!
+wait_for_tests
 step gpu-tests ctest --test-dir build-gpu --output-on-failure --no-tests=error -j4 -R "NCCL|GPU|gpu"
 for i in "${!goal_pids[@]}"; do
   suffix=""
