@@ -71,13 +71,19 @@ inline pid_t spawn_trainer(const std::vector<std::string>& args, const std::stri
   return spawn_process(argv, dir, env, tag);
 }
 
+// What an ended process left: its exit code (128 + the signal that killed
+// it) and the output spawn_process sent to files.
+inline void fill_result(CliResult& result, int status, const std::string& dir, const std::string& tag) {
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = read_text(dir + "/" + tag + "stdout");
+  result.err = read_text(dir + "/" + tag + "stderr");
+}
+
 inline CliResult wait_trainer(pid_t pid, const std::string& dir, const std::string& tag = "") {
   int status = 0;
   waitpid(pid, &status, 0);
   CliResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = read_text(dir + "/" + tag + "stdout");
-  result.err = read_text(dir + "/" + tag + "stderr");
+  fill_result(result, status, dir, tag);
   return result;
 }
 
@@ -100,9 +106,7 @@ inline BoundedResult wait_trainer_within(pid_t pid, const std::string& dir, int 
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
   }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = read_text(dir + "/" + tag + "stdout");
-  result.err = read_text(dir + "/" + tag + "stderr");
+  fill_result(result, status, dir, tag);
   return result;
 }
 
