@@ -155,7 +155,7 @@ TEST_CASE("SIGTERM mid-epoch saves a checkpoint that resumes exactly", "[e2e][re
   REQUIRE(expected.size() == 2);
 
   const auto cut = signal_mid_run({"run", experiment, "--set", "train.epochs=2", "--set", "log.run_name=cut"},
-                                  fresh_dir("e2e-signal/interrupted"), dir + "/runs/e2e/cut/config.yaml", SIGTERM);
+                                  fresh_dir("e2e-signal/interrupted"), dir + "/runs/e2e/cut", SIGTERM);
   INFO(cut.err);
   if (finished_before_signal(cut)) return;
   REQUIRE(cut.exit_code == 9);
@@ -182,7 +182,7 @@ TEST_CASE("the requeue signal saves a checkpoint and exits 10, and the next job 
   // requeued job's command line is the first one's.
   const std::string run = dir + "/job-41207";
   const std::vector<std::string> job{"run", experiment, "--set", "train.epochs=2", "--run-dir", run};
-  const auto cut = signal_mid_run(job, fresh_dir("e2e-requeue/first"), run + "/config.yaml", SIGUSR1);
+  const auto cut = signal_mid_run(job, fresh_dir("e2e-requeue/first"), run, SIGUSR1);
   INFO(cut.err);
   if (finished_before_signal(cut)) return;
   REQUIRE(cut.exit_code == 10);

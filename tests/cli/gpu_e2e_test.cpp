@@ -210,7 +210,7 @@ TEST_CASE("GPU: SIGTERM stops two ranks sharing gpu:0 after the same step (its v
   spec.run_name = "run";
   spec.extra = "devices: gpu:0,0\noptimizer: {name: adam, lr: 0.001}\ntrain: {epochs: 3, batch_size: 32}\n";
   const std::string experiment = write_mlp_experiment(dir, spec);
-  const auto cut = signal_mid_run({"run", experiment}, dir, dir + "/runs/mlp/run/config.yaml", SIGTERM);
+  const auto cut = signal_mid_run({"run", experiment}, dir, dir + "/runs/mlp/run", SIGTERM);
   INFO(cut.err);
   if (finished_before_signal(cut)) return;
   REQUIRE(cut.exit_code == 9);

@@ -25,14 +25,17 @@ void write_executable(const std::string& path, const std::string& text) {
 }
 
 // srun: its options dropped, the command run as the only task; with
-// FAKE_SRUN_SIGNAL set, SIGUSR1 to the task once its run has started.
+// FAKE_SRUN_SIGNAL set, SIGUSR1 to the task once its first epoch is logged,
+// so that the signal lands in the second.
 constexpr const char* kFakeSrun = R"(#!/bin/bash
 while [[ $1 == --* ]]; do shift; done
 "$@" &
 task=$!
 if [[ -n ${FAKE_SRUN_SIGNAL:-} ]]; then
-  for ((i = 0; i < 200; i++)); do [[ -f $TRAINER_RUN_DIR/config.yaml ]] && break; sleep 0.05; done
-  sleep 0.7
+  for ((i = 0; i < 24000; i++)); do
+    [[ -s $TRAINER_RUN_DIR/metrics.jsonl ]] || ! kill -0 "$task" 2>/dev/null && break
+    sleep 0.01
+  done
   kill -USR1 "$task"
 fi
 wait "$task"
