@@ -20,6 +20,8 @@ cd "$(dirname "$0")/.."
 tool=check-gpu-bundle
 # shellcheck source=scripts/lib/gpu_bundle.sh
 source scripts/lib/gpu_bundle.sh
+# shellcheck source=scripts/lib/cmake_generator.sh
+source scripts/lib/cmake_generator.sh
 work=${TRAINER_BUNDLE_CHECK_DIR:-/var/tmp/trainer-gpu-bundle-check}
 
 sudo=""
@@ -56,6 +58,8 @@ echo "$tool: hiding $(wc -l <<<"$hidden") system paths of the bundled packages"
 
 build=$work/build
 rm -rf "$build"
+# The build tool the GPU check picks, so that its path is the one checked.
+mapfile -t generator < <(cmake_generator_args "$build")
 # shellcheck disable=SC2016
 $sudo unshare --mount --propagation private env HIDDEN="$hidden" BUILD="$build" PREFIX="$prefix" bash -euo pipefail -c '
   empty=$(mktemp -d)
@@ -72,7 +76,7 @@ $sudo unshare --mount --propagation private env HIDDEN="$hidden" BUILD="$build" 
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=OFF \
         "-DCMAKE_PREFIX_PATH=$PREFIX/usr" "$@"
   cmake --build "$BUILD" -j"$(nproc)" --target trainer
-' check "${bundle_args[@]}"
+' check "${generator[@]}" "${bundle_args[@]}"
 
 failures=0
 check() {  # DESCRIPTION COMMAND...: a named pass/fail line

@@ -3,7 +3,8 @@
 # start included): scripts/gpu-check.sh's build, then the figures the open
 # GPU goals need and the GPU tests, in the order that keeps the GPU busy and
 # the timings clean:
-#   1. trainer built as the GPU check builds it (--build-only);
+#   1. trainer built as the GPU check builds it (--build-only), and that
+#      build's step times replayed in both build tools' orders;
 #   2. the tests built in the background, at the lowest CPU priority, while
 #      the GPU measures the rows that are bound by the GPU (gpu_rows.sh
 #      sections, LEASE_ROWS; default deblur,nhwc,datawait: the
@@ -73,6 +74,11 @@ step() {
 }
 
 step build scripts/gpu-check.sh --build-only --python "$python" --logs "$logs/check"
+# The build's own step times replayed in Ninja's order and in the Makefiles'
+# (scripts/lib/cmake_generator.sh), a second's work: what the build tool saved.
+if [ -f build-gpu/.ninja_log ]; then
+  step build-order "$python" scripts/bench/build_makespan.py build-gpu "$(nproc)"
+fi
 if [ ! -x "$trainer" ]; then
   note "no $trainer: nothing to measure"
   touch "$logs/DONE"
