@@ -82,7 +82,8 @@ prepare_cuda() {
   # nvidia-cudnn would fetch cuDNN from NVIDIA: decline, the headers suffice.
   in_root "$cuda_root" "echo 'nvidia-cudnn nvidia-cudnn/question select I Decline' | debconf-set-selections"
   # The CUDA LibTorch comes with its own Gloo (libgloo-cuda-dev conflicts with libgloo-dev).
-  install_in "$cuda_root" "${build_packages/libgloo-dev/libgloo-cuda-dev} libtorch-cuda-dev libnccl-dev nvidia-cuda-toolkit-gcc"
+  # Ninja: the GPU machine builds with it (scripts/lib/cmake_generator.sh), nvcc included.
+  install_in "$cuda_root" "${build_packages/libgloo-dev/libgloo-cuda-dev} libtorch-cuda-dev libnccl-dev nvidia-cuda-toolkit-gcc ninja-build"
 }
 
 check_cpu() {
@@ -117,10 +118,14 @@ check_cuda() {
   # same sources the CPU stage compiles against the same LibTorch headers);
   # test executables are not linked, as listing their tests would run them,
   # and they need cuDNN.
-  in_root "$root" "cmake -S /src -B /build-cuda -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=ON \
+  # With Ninja, as the GPU machine builds (a kept folder made for the
+  # Makefiles by an earlier version of this script is made anew: CMake
+  # refuses to change a folder's generator; ccache keeps that cheap).
+  in_root "$root" "grep -qs '^CMAKE_GENERATOR:INTERNAL=Ninja$' /build-cuda/CMakeCache.txt || rm -rf /build-cuda
+    cmake -S /src -B /build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=ON \
       -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined >/build-cuda.configure.log 2>&1 || { tail -30 /build-cuda.configure.log; exit 1; }
-    grep -q USE_C10D_NCCL /build-cuda/lib/distributed/CMakeFiles/trainer_distributed.dir/flags.make ||
-      { echo 'check-libtorch2: the CUDA Torch target did not define USE_C10D_NCCL'; exit 1; }
+    grep -A1 '^build lib/distributed/CMakeFiles/trainer_distributed.dir/' /build-cuda/build.ninja | grep DEFINES |
+      grep -q USE_C10D_NCCL || { echo 'check-libtorch2: the CUDA Torch target did not define USE_C10D_NCCL'; exit 1; }
     $(build_command /build-cuda --target trainer trainer_gpu_test_objects)
     nm -C /build-cuda/trainer | grep -q 'c10d::ProcessGroupNCCL::ProcessGroupNCCL' &&
       echo 'check-libtorch2: CUDA build linked, with the NCCL group compiled in'"
