@@ -9,7 +9,7 @@
 # watch, train, ...) for the slowest file of the layer below, while Ninja
 # starts every file once the shared torch header is precompiled. Replayed
 # from one clean build's step times (scripts/bench/build_makespan.py), the
-# build of trainer takes about 2.3 times as long in the Makefiles' order on
+# build of trainer takes about 2.9 times as long in the Makefiles' order on
 # 16 cores (the GPU machine) and 1.06 times on 2 (docs/development.md).
 
 # cmake_generator_args BUILD_DIR [NINJA]: prints `-G Ninja` (and the program
