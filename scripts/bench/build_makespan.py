@@ -40,15 +40,22 @@ def read_statements(build_ninja):
     return statements
 
 
-def measured_times(ninja_log):
-    """{output: seconds} of the newest build in .ninja_log."""
-    times = {}
+def measured_steps(ninja_log):
+    """{output: (start, end)} in seconds from the build's start, each
+    output's newest line in .ninja_log (a build appends to it)."""
+    steps = {}
     for line in open(ninja_log):
         if line.startswith("#"):
             continue
         start, end, _, output, _ = line.rstrip("\n").split("\t")
-        times[output] = (int(end) - int(start)) / 1000.0
-    return times
+        steps[output] = (int(start) / 1000.0, int(end) / 1000.0)
+    return steps
+
+
+def short(step):
+    """lib/models/CMakeFiles/trainer_models.dir/Unity/unity_0_cxx.cxx.o -> models/unity_0_cxx.cxx.o"""
+    parts = step.split("/")
+    return f"{parts[1]}/{parts[-1]}" if "Unity" in parts and len(parts) > 2 else parts[-1]
 
 
 def target_of(rule):
@@ -78,7 +85,8 @@ def main():
     build = sys.argv[1]
     counts = [int(w) for w in sys.argv[2:]] or [2, 16]
     statements = read_statements(f"{build}/build.ninja")
-    times = {s: t for s, t in measured_times(f"{build}/.ninja_log").items() if s in statements}
+    measured = {s: span for s, span in measured_steps(f"{build}/.ninja_log").items() if s in statements}
+    times = {s: end - start for s, (start, end) in measured.items()}
 
     # Each step's inputs, through phony edges, down to other measured steps.
     resolved = {}
@@ -121,21 +129,14 @@ def main():
         for dep in depends.get(target[step], ()):
             make_order[step] |= by_target.get(dep, set())
 
-    log_times = measured_times(f"{build}/.ninja_log")
+    longest = sorted(times.items(), key=lambda kv: -kv[1])[:3]
     print(f"{len(times)} steps, {sum(times.values()):.0f} s of work; the longest: "
-          + ", ".join(f"{s.split('/')[-1] if 'Unity' not in s else s.split('/')[1] + '/' + s.split('/')[-1]} "
-                      f"{t:.0f} s" for s, t in sorted(times.items(), key=lambda kv: -kv[1])[:3]))
-    print(f"this build's own length: {max_end(build) / 1000.0:.0f} s" if log_times else "")
+          + ", ".join(f"{short(s)} {t:.0f} s" for s, t in longest))
+    print(f"the build itself: {max(end for _, end in measured.values()):.0f} s to its last step's end")
     print(f"{'workers':>8} {'ninja order':>12} {'make order':>11} {'make / ninja':>13}")
     for workers in counts:
         ninja, make = replay(times, own, workers), replay(times, make_order, workers)
         print(f"{workers:>8} {ninja:>10.0f} s {make:>9.0f} s {make / ninja:>12.2f}x")
-
-
-def max_end(build):
-    """The last step's end in .ninja_log, in milliseconds from the build's start."""
-    ends = [int(line.split("\t")[1]) for line in open(f"{build}/.ninja_log") if not line.startswith("#")]
-    return max(ends)
 
 
 if __name__ == "__main__":
