@@ -43,6 +43,11 @@
 # LOGS/goal-live[-N]/ every 10 s. LOGS/DONE marks the end. A lease that ends
 # early keeps what finished: start it with setsid and copy LOGS out while it
 # runs (docs/development.md says how).
+# LEASE_REHEARSAL=1 rehearses all of it but the GPU on a CPU
+# (scripts/check-lease-scripts.sh, before a lease): no build and no tests,
+# the trainer of TRAINER_BUILD_DIR (default build), every run on the CPU
+# (gpu_rows.sh's GPU_ROWS_* say how small); a script that fails there
+# would have failed on the GPU.
 #
 # Usage: scripts/gpu-lease.sh [LOGS] [REPEATS]   (defaults build-gpu/lease 2)
 set -uo pipefail
@@ -50,7 +55,15 @@ cd "$(dirname "$0")/.." || exit 2
 logs=${1:-build-gpu/lease}
 repeats=${2:-2}
 python=${PYTHON:-python3}
-trainer=build-gpu/trainer
+rehearsal=${LEASE_REHEARSAL:-0}
+build_dir=build-gpu
+device=gpu:0
+if [ "$rehearsal" = 1 ]; then
+  build_dir=${TRAINER_BUILD_DIR:-build}
+  device=cpu
+  export GPU_ROWS_DEVICE=cpu
+fi
+trainer=$build_dir/trainer
 mkdir -p "$logs"
 logs=$(cd "$logs" && pwd)
 rm -f "$logs/DONE"
@@ -73,11 +86,15 @@ step() {
   fi
 }
 
-step build scripts/gpu-check.sh --build-only --python "$python" --logs "$logs/check"
+if [ "$rehearsal" = 1 ]; then
+  note "rehearsal on the CPU: no build, $trainer"
+else
+  step build scripts/gpu-check.sh --build-only --python "$python" --logs "$logs/check"
+fi
 # The build's own step times replayed in Ninja's order and in the Makefiles'
 # (scripts/lib/cmake_generator.sh), a second's work: what the build tool saved.
-if [ -f build-gpu/.ninja_log ]; then
-  step build-order "$python" scripts/bench/build_makespan.py build-gpu "$(nproc)"
+if [ -f "$build_dir/.ninja_log" ]; then
+  step build-order "$python" scripts/bench/build_makespan.py "$build_dir" "$(nproc)"
 fi
 if [ ! -x "$trainer" ]; then
   note "no $trainer: nothing to measure"
@@ -87,13 +104,18 @@ fi
 # gpu-check.sh unpacked the data sets there; its own environment is gone.
 if [ -z "${TRAINER_DATA_DIR:-}" ] && [ -d build-gpu/data ]; then export TRAINER_DATA_DIR=$PWD/build-gpu/data; fi
 step devices "$trainer" devices
-nvidia-smi >"$logs/nvidia-smi.txt" 2>&1
+if command -v nvidia-smi >/dev/null; then nvidia-smi >"$logs/nvidia-smi.txt" 2>&1; fi
 
-next_step_log build-tests
-tests_log=$step_log
-note "build-tests: started in the background (nice 19)"
-nice -n 19 cmake --build build-gpu -j"$(nproc)" >"$tests_log" 2>&1 &
-tests_build=$!
+tests_build=""
+if [ "$rehearsal" = 1 ]; then
+  note "build-tests: left out (rehearsal)"
+else
+  next_step_log build-tests
+  tests_log=$step_log
+  note "build-tests: started in the background (nice 19)"
+  nice -n 19 cmake --build build-gpu -j"$(nproc)" >"$tests_log" 2>&1 &
+  tests_build=$!
+fi
 
 rows() { GPU_ROWS=$1 scripts/bench/gpu_rows.sh "$trainer" "$python" "$repeats"; }
 # LEASE_ROWS set but empty: none (a lease for the goal's run alone).
@@ -102,7 +124,7 @@ for section in "${gpu_bound[@]}"; do step "rows-$section" rows "$section"; done
 
 tests_waited=0
 wait_for_tests() {
-  [ "$tests_waited" = 0 ] || return 0
+  [ "$tests_waited" = 0 ] && [ -n "$tests_build" ] || return 0
   tests_waited=1
   if wait "$tests_build"; then note "build-tests: passed"; else note "build-tests: FAILED ($tests_log)"; fi
 }
@@ -118,7 +140,7 @@ goal_data=()
 if [ -n "${GOAL_PHOTOS:-}" ]; then
   waited=0
   while [ ! -f "$GOAL_PHOTOS" ] && [ "$waited" -lt "${GOAL_PHOTOS_WAIT:-240}" ]; do sleep 5; waited=$((waited + 5)); done
-  photos=$PWD/build-gpu/goal-photos
+  photos=$PWD/$build_dir/goal-photos
   rm -rf "$photos"
   if [ -f "$GOAL_PHOTOS" ] && mkdir -p "$photos" && tar -xJf "$GOAL_PHOTOS" -C "$photos" &&
      [ -d "$photos/deblur-photos/train" ] && [ -d "$photos/deblur-photos/valid" ]; then
@@ -140,7 +162,7 @@ for trial in "${goal_trials[@]}"; do
   goal_logs+=("$step_log")
   note "goal: started in the background${trial:+ with $trial}"
   # shellcheck disable=SC2086  # GOAL_ARGS and a trial's options: words
-  TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set devices=gpu:0 "${goal_data[@]}" \
+  TRAINER=$trainer scripts/bench/deblur_goal.sh configs/deblur_resnet.yaml --set "devices=$device" "${goal_data[@]}" \
     ${GOAL_ARGS:-} $trial >"$step_log" 2>&1 &
   goal_pids+=($!)  # deblur_goal.sh's run directories differ by its pid
 done
@@ -161,7 +183,11 @@ follow_goals() {
 follow_goals &
 goal_follower=$!
 wait_for_tests
-step gpu-tests ctest --test-dir build-gpu --output-on-failure --no-tests=error -j4 -R "NCCL|GPU|gpu"
+if [ "$rehearsal" = 1 ]; then
+  note "gpu-tests: left out (rehearsal)"
+else
+  step gpu-tests ctest --test-dir build-gpu --output-on-failure --no-tests=error -j4 -R "NCCL|GPU|gpu"
+fi
 for i in "${!goal_pids[@]}"; do
   suffix=""
   [ "${#goal_pids[@]}" -eq 1 ] || suffix="-$((i + 1))"

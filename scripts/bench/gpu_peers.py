@@ -23,6 +23,11 @@ steps, samples/s, mean loss. deblur prints: steps, seconds, images/s, after
 five warm-up steps. Fashion-MNIST is read as pytorch_reference.py reads it
 ($TRAINER_DATA_DIR/fashion-mnist, else Debian's dataset-fashion-mnist), the
 Reuters set rebuilt from the corpus the same way.
+
+PEERS_DEVICE=cpu runs the loops on the CPU and PEERS_PATCH=N makes the
+deblurring patches N pixels a side (default 256): only for rehearsing the
+lease's scripts on a machine without a GPU (scripts/check-lease-scripts.sh),
+where the figures mean nothing but every line is printed as on a GPU.
 """
 import os
 import sys
@@ -36,10 +41,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pytorch_reference  # noqa: E402  the data sets and the two small models
 
 
-def autocast(precision):
+def autocast(precision, device):
     if precision == "bf16":
-        return torch.autocast("cuda", dtype=torch.bfloat16)
-    return torch.autocast("cuda", enabled=False)
+        return torch.autocast(device.type, dtype=torch.bfloat16)
+    return torch.autocast(device.type, enabled=False)
+
+
+def synchronize(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
 
 
 def train_epochs(x, y, model, optimizer, batch, precision, epochs, device):
@@ -48,7 +58,7 @@ def train_epochs(x, y, model, optimizer, batch, precision, epochs, device):
     n = len(y)
     for epoch in range(1, epochs + 1):
         model.train()
-        torch.cuda.synchronize()
+        synchronize(device)
         start = time.perf_counter()
         total = torch.zeros((), device=device)
         order = torch.randperm(n, device=device)
@@ -56,13 +66,13 @@ def train_epochs(x, y, model, optimizer, batch, precision, epochs, device):
             rows = order[begin:begin + batch]
             inputs, labels = x[rows], y[rows]
             optimizer.zero_grad(set_to_none=True)
-            with autocast(precision):
+            with autocast(precision, device):
                 loss = F.cross_entropy(model(inputs), labels)
             loss.backward()
             optimizer.step()
             total += loss.detach() * len(rows)
         mean = total.item() / n
-        torch.cuda.synchronize()
+        synchronize(device)
         seconds = time.perf_counter() - start
         print(f"{epoch} {seconds:.3f} {n / seconds:.1f} {mean:.6f}", flush=True)
 
@@ -107,15 +117,21 @@ class DeblurGenerator(nn.Module):
         return x + self.correction(full + up)
 
 
-def profile_steps(step, steps=10):
+def profile_steps(step, device, steps=10):
     """The device's kernels over `steps` more steps, by their total time."""
     from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as recording:
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    with profile(activities=activities) as recording:
         for i in range(steps):
             step(i)
-        torch.cuda.synchronize()
+        synchronize(device)
     averages = recording.key_averages()
-    key = "self_device_time_total" if hasattr(averages[0], "self_device_time_total") else "self_cuda_time_total"
+    if device.type != "cuda":
+        key = "self_cpu_time_total"
+    elif hasattr(averages[0], "self_device_time_total"):
+        key = "self_device_time_total"
+    else:
+        key = "self_cuda_time_total"
     print(averages.table(sort_by=key, row_limit=30, max_name_column_width=90), flush=True)
 
 
@@ -124,13 +140,14 @@ def deblur(precision, steps, device, compiled=False, profiled=False):
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     forward = torch.compile(model) if compiled else model
     # Patches in [-1, 1], a pool of them on the GPU so that batches differ.
-    pool = torch.rand(64, 3, 256, 256, device=device) * 2 - 1
+    side = int(os.environ.get("PEERS_PATCH", "256"))
+    pool = torch.rand(64, 3, side, side, device=device) * 2 - 1
     targets = (pool + 0.1 * torch.randn_like(pool)).clamp(-1, 1)
 
     def step(i):
         rows = torch.randint(0, len(pool), (8,), device=device)
         optimizer.zero_grad(set_to_none=True)
-        with autocast(precision):
+        with autocast(precision, device):
             loss = F.l1_loss(forward(pool[rows]), targets[rows])
         loss.backward()
         optimizer.step()
@@ -138,17 +155,17 @@ def deblur(precision, steps, device, compiled=False, profiled=False):
 
     for i in range(5):
         step(i)
-    torch.cuda.synchronize()
+    synchronize(device)
     start = time.perf_counter()
     total = torch.zeros((), device=device)
     for i in range(steps):
         total += step(i)
     total.item()
-    torch.cuda.synchronize()
+    synchronize(device)
     seconds = time.perf_counter() - start
     print(f"{steps} {seconds:.3f} {steps * 8 / seconds:.1f}", flush=True)
     if profiled:
-        profile_steps(step)
+        profile_steps(step, device)
 
 
 def main():
@@ -157,7 +174,7 @@ def main():
         sys.exit("precision: fp32 or bf16")
     torch.backends.cudnn.benchmark = True
     torch.manual_seed(0)
-    device = torch.device("cuda")
+    device = torch.device(os.environ.get("PEERS_DEVICE", "cuda"))
     if which == "deblur":
         deblur(precision, count, device, compiled=sys.argv[4:5] == ["compile"], profiled=sys.argv[4:5] == ["profile"])
         return
