@@ -72,6 +72,18 @@ build_command() {  # BUILD_DIR [CMAKE_BUILD_ARGS...]
     [ \$status -eq 0 ] || { echo 'check-libtorch2: the build failed (the log: $dir.log in the chroot)'; exit 1; }"
 }
 
+# Configures BUILD_DIR with Ninja, as the first stage and the GPU machine
+# build where it is installed (scripts/lib/cmake_generator.sh). A kept folder
+# made for the Makefiles by an earlier version of this script is made anew:
+# CMake will not change a folder's generator (ccache keeps that cheap).
+configure_command() {  # BUILD_DIR [CMAKE_ARGS...]
+  local dir=$1
+  shift
+  echo "grep -qs '^CMAKE_GENERATOR:INTERNAL=Ninja\$' $dir/CMakeCache.txt || rm -rf $dir
+    cmake -S /src -B $dir -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=ON $* \
+      >$dir.configure.log 2>&1 || { tail -30 $dir.configure.log; exit 1; }"
+}
+
 cpu_root=$chroots/trixie-libtorch2
 cuda_root=$chroots/trixie-libtorch2-cuda
 
@@ -92,11 +104,7 @@ check_cpu() {
   local root=$cpu_root
   prepare_cpu
   echo "check-libtorch2: building and testing against $(in_root "$root" "dpkg-query -W -f='\${Version}' libtorch-dev")"
-  # With Ninja, as the first stage builds where it is installed (a kept
-  # folder made for the Makefiles is made anew: CMake will not change a
-  # folder's generator).
-  in_root "$root" "grep -qs '^CMAKE_GENERATOR:INTERNAL=Ninja$' /build/CMakeCache.txt || rm -rf /build
-    cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=ON >/dev/null &&
+  in_root "$root" "$(configure_command /build)
     $(build_command /build --target trainer trainer_tests_torch trainer_tests_fast)"
   # The tests that touch version-dependent APIs, as tests/libtorch2_tests.txt
   # names them; the whole suite runs on Debian 12's LibTorch in the first
@@ -138,16 +146,10 @@ check_cuda() {
   # same sources the CPU stage compiles against the same LibTorch headers);
   # test executables are not linked, as listing their tests would run them,
   # and they need cuDNN.
-  # With Ninja, as the GPU machine builds (a kept folder made for the
-  # Makefiles by an earlier version of this script is made anew: CMake
-  # refuses to change a folder's generator; ccache keeps that cheap).
   # Ampere and Hopper code only (TORCH_CUDA_ARCH_LIST): with no GPU to find,
   # Torch's CMake config would ask nvcc for six architectures, and the four
-  # .cu files took 498 s of the two cores' time instead of about 200.
-  in_root "$root" "grep -qs '^CMAKE_GENERATOR:INTERNAL=Ninja$' /build-cuda/CMakeCache.txt || rm -rf /build-cuda
-    cmake -S /src -B /build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAINER_BUILD_TESTS=ON -DTRAINER_USE_CCACHE=ON \
-      '-DTORCH_CUDA_ARCH_LIST=8.0;9.0' \
-      -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined >/build-cuda.configure.log 2>&1 || { tail -30 /build-cuda.configure.log; exit 1; }
+  # .cu files took 498 s of the two cores' time instead of 230.
+  in_root "$root" "$(configure_command /build-cuda "'-DTORCH_CUDA_ARCH_LIST=8.0;9.0'" -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined)
     grep -q \"CUDA kernels are compiled for: sm_80;sm_90\$\" /build-cuda.configure.log ||
       { grep 'CUDA kernels\|CUDA NVCC flags' /build-cuda.configure.log; echo 'check-libtorch2: the CUDA kernels are not built for sm_80 and sm_90 alone'; exit 1; }
     grep -A1 '^build lib/distributed/CMakeFiles/trainer_distributed.dir/' /build-cuda/build.ninja | grep DEFINES |
