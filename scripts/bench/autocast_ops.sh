@@ -20,6 +20,7 @@ experiment=${1:-reuters_conv1d}
 precision=${2:-bf16}
 steps=${3:-20}
 shift $(($# < 3 ? $# : 3))
+require_reference_data autocast_ops "$experiment"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for run in fp32 "$precision"; do

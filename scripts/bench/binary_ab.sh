@@ -20,19 +20,15 @@ epochs=${6:-2}
 cd "$(dirname "$0")/../.."
 for binary in "$old" "$new"; do [ -x "$binary" ] || { echo "binary_ab: $binary is not executable" >&2; exit 2; }; done
 [ -x /usr/bin/time ] || { echo "binary_ab: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
-extra=()
-if [ "$experiment" = reuters_conv1d ]; then
-  corpus=${TRAINER_DATA_DIR:-}/reuters21578
-  [ -d "$corpus" ] || { echo "binary_ab: no $corpus (set TRAINER_DATA_DIR)" >&2; exit 2; }
-  extra=(--set "data.path=$corpus")
-fi
+# shellcheck source=scripts/lib/reference_run.sh
+source scripts/lib/reference_run.sh
+require_reference_data binary_ab "$experiment"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 run() {  # binary name repeat -> "train_seconds peak_MiB"
-  /usr/bin/time -f %M -o "$out/rss-$2-$3" "$1" run "configs/$experiment.yaml" --quiet --log-level warn \
-    --set "cpu_threads=$threads" --set "train.epochs=$epochs" --set log.tensorboard=false --set "log.dir=$out" \
-    --set "log.run_name=$2-$3" "${extra[@]}" >/dev/null
+  local reference_run_wrapper=(/usr/bin/time -f %M -o "$out/rss-$2-$3")
+  reference_run "$1" "$experiment" "$out" "$2-$3" --set "cpu_threads=$threads" --set "train.epochs=$epochs"
   echo "$(scripts/bench/last_epoch.py "$out/$experiment/$2-$3/metrics.jsonl" train_seconds) $(($(cat "$out/rss-$2-$3") / 1024))"
 }
 

@@ -19,7 +19,7 @@ source scripts/lib/reference_run.sh
 threads=${1:-$(nproc)}
 epochs=${2:-2}
 repeats=${3:-3}
-corpus=${TRAINER_DATA_DIR:-}/reuters21578
+corpus=$(reference_corpus)
 # trainer runs OpenBLAS single-threaded under LibTorch's own threads
 # (blas_threads: 1, docs/performance.md#blas); the reference loops get the
 # same, else they would be measured oversubscribing the cores.

@@ -13,8 +13,7 @@ source scripts/lib/reference_run.sh
 threads=${1:-$(nproc)}
 repeats=${2:-3}
 epochs=${3:-2}
-corpus=${TRAINER_DATA_DIR:-}/reuters21578
-[ -d "$corpus" ] || { echo "optimizer_bench: no $corpus (set TRAINER_DATA_DIR)" >&2; exit 2; }
+require_reference_data optimizer_bench reuters_conv1d
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

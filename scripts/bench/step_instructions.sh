@@ -27,12 +27,9 @@ for binary in "$@"; do
   binaries+=("$(realpath "$binary")")
 done
 cd "$(dirname "$0")/../.."
-extra=()
-if [ "$experiment" = reuters_conv1d ]; then
-  corpus=${TRAINER_DATA_DIR:-}/reuters21578
-  [ -d "$corpus" ] || { echo "step_instructions: no $corpus (set TRAINER_DATA_DIR)" >&2; exit 2; }
-  extra=(--set "data.path=$corpus")
-fi
+# shellcheck source=scripts/lib/reference_run.sh
+source scripts/lib/reference_run.sh
+require_reference_data step_instructions "$experiment"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -44,12 +41,10 @@ loop_function='trainer::TrainingLoop::train_steps*'
 count() {  # index binary -> instructions of the loop's thread
   local dir="$out/$1"
   mkdir -p "$dir"
-  valgrind --tool=callgrind --separate-threads=yes --collect-atstart=no --toggle-collect="$loop_function" \
-    --callgrind-out-file="$dir/callgrind.%p" \
-    "$2" run "configs/$experiment.yaml" --quiet --log-level warn \
-    --set cpu_threads=1 --set train.epochs=1 --set "train.steps_per_epoch=$steps" \
-    --set data.max_valid_samples=100 --set log.tensorboard=false --set "log.dir=$dir/logs" \
-    "${extra[@]}" >"$dir/stdout" 2>"$dir/valgrind.log" ||
+  local reference_run_wrapper=(valgrind --tool=callgrind --separate-threads=yes --collect-atstart=no
+    --toggle-collect="$loop_function" --callgrind-out-file="$dir/callgrind.%p")
+  reference_run "$2" "$experiment" "$dir/logs" count --set cpu_threads=1 --set train.epochs=1 \
+    --set "train.steps_per_epoch=$steps" --set data.max_valid_samples=100 2>"$dir/valgrind.log" ||
     { echo "step_instructions: $2 failed under valgrind; its log:" >&2; tail -20 "$dir/valgrind.log" >&2; exit 1; }
   # One file a thread; the loop's thread is the one with events collected.
   local most=0 file instructions

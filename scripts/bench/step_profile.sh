@@ -19,6 +19,7 @@ experiment=${1:-fashion_mnist_cnn}
 threads=${2:-$(nproc)}
 steps=${3:-50}
 shift $(($# < 3 ? $# : 3))
+require_reference_data step_profile "$experiment"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 reference_run "${TRAINER:-build/trainer}" "$experiment" "$out" profile --set "cpu_threads=$threads" \
