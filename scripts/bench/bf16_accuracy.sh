@@ -8,17 +8,17 @@
 # Usage: scripts/bench/bf16_accuracy.sh [SEEDS]   (after scripts/build.sh; needs TRAINER_DATA_DIR holding reuters21578/)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/lib/reference_run.sh
+source scripts/lib/reference_run.sh
 seeds=${1:-3}
-corpus=${TRAINER_DATA_DIR:-}/reuters21578
-[ -d "$corpus" ] || { echo "no $corpus: this benchmark needs the Reuters corpus" >&2; exit 2; }
+require_reference_data bf16_accuracy reuters_conv1d
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 build/trainer devices | sed -n '1,3p'
 printf '%-6s %5s %9s %9s %9s %10s\n' type seed "val acc" "val top5" "val loss" "s/epoch"
 run() {  # precision seed
-  build/trainer run configs/reuters_conv1d.yaml --quiet --log-level warn --set "data.path=$corpus" \
-    --set "precision=$1" --set "experiment.seed=$2" --set "log.dir=$out" --set "log.run_name=$1-$2" >/dev/null
+  reference_run build/trainer reuters_conv1d "$out" "$1-$2" --set "precision=$1" --set "experiment.seed=$2"
   /usr/bin/python3 -c '
 import json, sys
 records = [json.loads(l) for l in open(sys.argv[1])]

@@ -13,9 +13,11 @@
 # Usage: scripts/bench/ddp_bench.sh [EPOCHS]   (after scripts/build.sh; needs TRAINER_DATA_DIR holding reuters21578/)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/lib/reference_run.sh
+source scripts/lib/reference_run.sh
 epochs=${1:-2}
-corpus=${TRAINER_DATA_DIR:-}/reuters21578
-[ -d "$corpus" ] || { echo "ddp_bench: needs the Reuters-21578 corpus in $corpus" >&2; exit 3; }
+require_reference_data ddp_bench reuters_conv1d
+corpus=$(reference_corpus)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -31,8 +33,7 @@ allreduce_share() {  # the last epoch's "waiting for it took X s, Y% of training
 run_trainer() {  # name, then extra arguments
   local name=$1
   shift
-  build/trainer run configs/reuters_conv1d.yaml --quiet --log-level warn --set "data.path=$corpus" \
-    --set "train.epochs=$epochs" --set "log.dir=$out" --set "log.run_name=$name" "$@" >/dev/null
+  reference_run build/trainer reuters_conv1d "$out" "$name" --set "train.epochs=$epochs" "$@"
 }
 
 printf '%-34s %10s %9s\n' "run (global batch 32)" samples/s "train s"
