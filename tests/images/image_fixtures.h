@@ -3,6 +3,7 @@
 // encoder (tests/images/image_codec_test.cpp checks it against Pillow).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -49,6 +50,18 @@ inline std::optional<std::string> pillow_images(const std::string& name) {
   const std::string dir = fresh_dir(name);
   REQUIRE(system_python_output(source_dir() + "/tests/images/write_images.py " + dir).has_value());
   return dir;
+}
+
+// The image files at the top of a pillow_images folder, sorted (its
+// subfolders hold the files a test reads by name).
+inline std::vector<std::string> image_files_in(const std::string& dir) {
+  std::vector<std::string> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string path = entry.path().string();
+    if (has_image_extension(path)) paths.push_back(path);
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
 }
 
 }  // namespace trainer::testing

@@ -68,11 +68,9 @@ TEST_CASE("rows in bands are the pixels Pillow reads, and 16-bit PNGs are decode
     return;
   }
   const std::string& dir = *written;
-  int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string path = entry.path().string();
-    if (!has_image_extension(path)) continue;
-    ++files;
+  const std::vector<std::string> paths = testing::image_files_in(dir);
+  CHECK(paths.size() == 16);
+  for (const std::string& path : paths) {
     const std::string bytes = testing::bytes_of(path);
     for (int64_t band : {1, 3}) {
       INFO(path << " in bands of " << band);
@@ -80,7 +78,6 @@ TEST_CASE("rows in bands are the pixels Pillow reads, and 16-bit PNGs are decode
     }
     CHECK(ImageRowReader(bytes, path).streams());
   }
-  CHECK(files == 16);
   const std::string grey16 = testing::bytes_of(dir + "/other/grey16.png");
   const ImageRowReader sixteen(grey16, "grey16.png");
   CHECK_FALSE(sixteen.streams());
