@@ -26,8 +26,8 @@ last_epoch() {  # samples/s and train seconds of the last metrics.jsonl line
     awk '{ printf "%10.0f %9.2f  loss %.4f\n", $1, $2, $3 }'
 }
 
-allreduce_share() {  # the last epoch's "waiting for it took X s, Y% of training" in rank 0's worklog
-  grep -o 'waiting for it took [0-9.]* s, [0-9.]*% of training' "$1" | tail -1 | awk '{print $7}'
+allreduce_share() {  # the last epoch's wait for the all-reduce, as a share of training (log.step_times)
+  scripts/bench/last_epoch.py "$1" all_reduce_seconds/train_seconds | awk '{ printf "%.1f%%", 100 * $1 }'
 }
 
 run_trainer() {  # name, then extra arguments
@@ -41,7 +41,7 @@ run_trainer one --set cpu_threads=2 --set train.batch_size=32
 printf '%-34s %s\n' "trainer 1 process x 2 threads" "$(last_epoch "$out/reuters_conv1d/one/metrics.jsonl")"
 run_trainer two --devices cpu,cpu --set cpu_threads=1 --set train.batch_size=16
 printf '%-34s %s  all-reduce wait %s\n' "trainer 2 ranks x 1 thread" \
-  "$(last_epoch "$out/reuters_conv1d/two/metrics.jsonl")" "$(allreduce_share "$out/reuters_conv1d/two/worklog.0")"
+  "$(last_epoch "$out/reuters_conv1d/two/metrics.jsonl")" "$(allreduce_share "$out/reuters_conv1d/two/metrics.jsonl")"
 read -r _ seconds rate loss <<<"$(/usr/bin/python3 scripts/bench/pytorch_ddp_reference.py 2 1 16 "$epochs" "$corpus" | tail -1)"
 printf '%-34s %10.0f %9.2f  loss %.4f\n' "pytorch DDP 2 ranks x 1 thread" "$rate" "$seconds" "$loss"
 read -r _ seconds rate loss <<<"$(/usr/bin/python3 scripts/bench/pytorch_reference.py reuters 2 "$epochs" "$corpus" | tail -1)"
