@@ -20,15 +20,6 @@ namespace trainer::testing {
 // The whole of a file, "" when it cannot be read.
 inline std::string bytes_of(const std::string& path) { return read_text_file(path).value_or(""); }
 
-// A PNG of `height` x `width` pixels, every channel of every pixel `value`;
-// its folders made as needed.
-inline void write_uniform_png(const std::string& path, int64_t height, int64_t width, uint8_t value,
-                              int64_t channels = 3) {
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  const Image image{height, width, channels, std::vector<uint8_t>(static_cast<size_t>(height * width * channels), value)};
-  std::ofstream(path, std::ios::binary) << encode_png(image, path);
-}
-
 // Pixels of random values: every window of it is different from the others.
 inline Image random_image(int64_t height, int64_t width, int64_t channels, uint64_t seed) {
   std::mt19937_64 random(seed);
@@ -37,31 +28,43 @@ inline Image random_image(int64_t height, int64_t width, int64_t channels, uint6
   return image;
 }
 
+// `image` as a PNG file at `path`, its folders made as needed.
 inline void write_png(const std::string& path, const Image& image) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path, std::ios::binary) << encode_png(image, path);
 }
 
-// A fresh folder TMP/NAME holding write_images.py's files (images Pillow
-// wrote, and the pixels Pillow decodes from them); nothing where
-// /usr/bin/python3 lacks PIL, for the caller to say SKIPPED.
-inline std::optional<std::string> pillow_images(const std::string& name) {
-  if (!system_python_has("PIL")) return std::nullopt;
-  const std::string dir = fresh_dir(name);
-  REQUIRE(system_python_output(source_dir() + "/tests/images/write_images.py " + dir).has_value());
-  return dir;
+// A PNG of `height` x `width` pixels, every channel of every pixel `value`.
+inline void write_uniform_png(const std::string& path, int64_t height, int64_t width, uint8_t value,
+                              int64_t channels = 3) {
+  write_png(path, Image{height, width, channels,
+                        std::vector<uint8_t>(static_cast<size_t>(height * width * channels), value)});
 }
 
-// The image files at the top of a pillow_images folder, sorted (its
-// subfolders hold the files a test reads by name).
-inline std::vector<std::string> image_files_in(const std::string& dir) {
-  std::vector<std::string> paths;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string path = entry.path().string();
-    if (has_image_extension(path)) paths.push_back(path);
+// write_images.py's files in a fresh folder TMP/NAME: images Pillow wrote,
+// each beside the pixels Pillow decodes from it (NAME.EXT.pixels), and in
+// other/ the files a test reads by name.
+struct PillowImages {
+  std::string dir;
+  std::vector<std::string> images;  // the image files at the top of dir, sorted
+};
+
+// Pillow's images for a test that compares with them; nothing, the test
+// said SKIPPED, where /usr/bin/python3 lacks PIL.
+inline std::optional<PillowImages> pillow_images(const std::string& name) {
+  if (!system_python_has("PIL")) {
+    WARN("SKIPPED: needs Debian's python3-pil (/usr/bin/python3 with PIL)");
+    return std::nullopt;
   }
-  std::sort(paths.begin(), paths.end());
-  return paths;
+  PillowImages written{fresh_dir(name), {}};
+  REQUIRE(system_python_output(source_dir() + "/tests/images/write_images.py " + written.dir).has_value());
+  for (const auto& entry : std::filesystem::directory_iterator(written.dir)) {
+    const std::string path = entry.path().string();
+    if (has_image_extension(path)) written.images.push_back(path);
+  }
+  std::sort(written.images.begin(), written.images.end());
+  CHECK(written.images.size() == 16);  // what write_images.py writes: none missed, none extra
+  return written;
 }
 
 }  // namespace trainer::testing
