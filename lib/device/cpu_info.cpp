@@ -27,6 +27,11 @@ std::string trim(const std::string& s) {
 
 bool CpuInfo::has(const std::string& flag) const { return std::find(isa.begin(), isa.end(), flag) != isa.end(); }
 
+CpuBf16 cpu_bf16(const CpuInfo& cpu) {
+  if (cpu.isa.empty()) return CpuBf16::kUnknown;
+  return cpu.has("avx512_bf16") || cpu.has("amx_bf16") ? CpuBf16::kNative : CpuBf16::kEmulated;
+}
+
 CpuInfo parse_cpuinfo(const std::string& text) {
   CpuInfo info;
   std::set<std::pair<std::string, std::string>> cores;  // (physical id, core id)

@@ -17,6 +17,14 @@ struct CpuInfo {
   bool has(const std::string& flag) const;
 };
 
+// A CPU's bf16: computed by the CPU (AVX-512-BF16 or AMX), where LibTorch's
+// oneDNN runs bf16 products in hardware; emulated by LibTorch, where an
+// autocast step is several times slower than fp32 (docs/performance.md,
+// 'Mixed precision'); or not known (no x86 flags read: /proc/cpuinfo
+// unreadable, or another architecture, whose bf16 trainer does not judge).
+enum class CpuBf16 { kNative, kEmulated, kUnknown };
+CpuBf16 cpu_bf16(const CpuInfo& cpu);
+
 // Parses the text of /proc/cpuinfo.
 CpuInfo parse_cpuinfo(const std::string& text);
 // This machine's (logical cores from the scheduler when /proc is absent).

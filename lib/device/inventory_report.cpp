@@ -19,6 +19,11 @@ std::string join_isa(const CpuInfo& cpu) {
 
 const char* yes_no(bool value) { return value ? "yes" : "no"; }
 
+// The JSON form's cpu.bf16.
+const char* bf16_name(CpuBf16 bf16) {
+  return bf16 == CpuBf16::kNative ? "native" : bf16 == CpuBf16::kEmulated ? "emulated" : "unknown";
+}
+
 }  // namespace
 
 std::string format_inventory_text(const DeviceInventory& inventory) {
@@ -30,9 +35,12 @@ std::string format_inventory_text(const DeviceInventory& inventory) {
                 cpu.physical_cores, cpu.logical_cores, cpu.mhz);
   out += line;
   out += "         ISA: " + join_isa(cpu) + "\n";
+  const CpuBf16 bf16 = cpu_bf16(cpu);
   out += std::string("         bf16: ") +
-         (cpu.has("avx512_bf16") || cpu.has("amx_bf16") ? "native (AVX-512-BF16/AMX)"
-                                                         : "emulated (no AVX-512-BF16): expect bf16 to be slower than fp32") +
+         (bf16 == CpuBf16::kNative     ? "native (AVX-512-BF16/AMX)"
+          : bf16 == CpuBf16::kEmulated ? "emulated (no AVX-512-BF16): expect bf16 to be slower than fp32; "
+                                         "mixed_precision keeps fp32"
+                                       : "not known (no x86 flags in /proc/cpuinfo)") +
          "\n";
   if (inventory.gpus.empty()) out += "gpu      none visible\n";
   for (const auto& gpu : inventory.gpus) {
@@ -63,7 +71,8 @@ std::string format_inventory_json(const DeviceInventory& inventory) {
                  {"physical_cores", cpu.physical_cores},
                  {"logical_cores", cpu.logical_cores},
                  {"mhz", json_number(std::round(cpu.mhz * 10) / 10)},
-                 {"isa", cpu.isa}};
+                 {"isa", cpu.isa},
+                 {"bf16", bf16_name(cpu_bf16(cpu))}};
   json["gpus"] = gpus;
   json["build"] = {{"libtorch", build.torch_version},
                    {"cuda", build.cuda ? nlohmann::ordered_json(build.cuda_version) : nullptr},

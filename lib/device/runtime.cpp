@@ -14,7 +14,7 @@ void check_precision_supported(const ExperimentConfig& config, bool gpu) {
   if (gpu || autocast_dtype(config.precision, config.mixed_precision, false) != torch::kFloat16) return;
   if (cpu_autocast_supports_fp16()) return;
   throw UsageError("precision: fp16 is for GPUs (this LibTorch's CPU autocast has no fp16)",
-                   "on a CPU use bf16 (or mixed_precision: true, which picks bf16 there)");
+                   "on a CPU use bf16 (or mixed_precision: true, which picks bf16 where the CPU computes it)");
 }
 
 RuntimeInfo configure_runtime(const ExperimentConfig& config, const torch::Device& device, int ranks_on_this_host,

@@ -400,7 +400,8 @@ struct ExperimentConfig {
       "'Mixed precision').");
     v("mixed_precision", mixed_precision, "Autocast in the device's natural type: bf16 on CPUs, fp16 on GPUs "
       "(precision, when not fp32, wins). On a GPU, a model under 1 G forward multiply-adds a step keeps fp32, "
-      "and the log says why (docs/devices.md, 'Small models on a GPU').");
+      "and on a CPU without AVX-512-BF16 or AMX (where LibTorch emulates bf16) so does every model; the log "
+      "says why (docs/devices.md, 'Small models on a GPU' and 'bf16 on CPUs').");
     v("loss_scale", loss_scale, "Dynamic loss scaling (fp16): skipped steps and the scale are logged.");
     v("cpu_threads", cpu_threads, "Intra-op CPU threads; 0 = the physical cores split between this host's ranks.",
       int_in_range(0, 1024));

@@ -10,15 +10,22 @@
 // ran 4-10 % slower in bf16 than in fp32, eager and graphed, where the
 // deblurring generator's (397 G, batch 8) ran 1.4x faster.
 //
+// On a CPU, bf16 pays where the CPU computes it (AVX-512-BF16 or AMX):
+// measured 1.2-2.0x fp32's speed on both small reference models on 2 such
+// cores. Elsewhere LibTorch emulates it, and the same steps ran about 9x
+// slower than fp32, at the same accuracy (docs/performance.md).
+//
 // So where the config leaves the type to trainer (mixed_precision: true,
-// precision: fp32), a GPU run of a model under kHalfPrecisionPaysFrom keeps
-// fp32 and says why. An explicit precision: bf16 or fp16 is kept as asked,
-// with a note that fp32 may be faster. CPUs are left as configured.
+// precision: fp32), a GPU run of a model under kHalfPrecisionPaysFrom, and a
+// run on a CPU that emulates bf16, keep fp32 and say why. An explicit
+// precision: bf16 or fp16 is kept as asked, with a note that fp32 may be
+// faster.
 #include <cstdint>
 #include <string>
 
 #include <torch/torch.h>
 
+#include "device/cpu_info.h"
 #include "models/model.h"
 #include "spec/experiment_config.h"
 
@@ -31,21 +38,26 @@ namespace trainer {
 // 1 G, four times above the larger of the slow ones.
 constexpr int64_t kHalfPrecisionPaysFrom = 1'000'000'000;
 
+// This machine's CPU's bf16 (device/cpu_info.h), read once.
+CpuBf16 this_cpu_bf16();
+
 struct PrecisionChoice {
   torch::ScalarType autocast = torch::kFloat32;  // kFloat32: no autocast
-  // For the run's log where the model's size decided or may matter; "" else.
+  // For the run's log where the model's size or the CPU decided or may
+  // matter; "" else.
   std::string note;
 };
 
-// By precision and mixed_precision on a GPU or a CPU, for a model whose
-// forward pass is `multiply_adds_per_sample` (Model::forward_multiply_adds)
-// at `batch_size` samples a step.
+// By precision and mixed_precision on a GPU or a CPU whose bf16 is
+// `cpu_bf16`, for a model whose forward pass is `multiply_adds_per_sample`
+// (Model::forward_multiply_adds) at `batch_size` samples a step.
 PrecisionChoice choose_precision(const ExperimentConfig& config, bool gpu, int64_t multiply_adds_per_sample,
-                                 int64_t batch_size);
+                                 int64_t batch_size, CpuBf16 cpu_bf16 = CpuBf16::kNative);
 
 inline PrecisionChoice choose_precision(const ExperimentConfig& config, const torch::Device& device,
                                         const Model& model) {
-  return choose_precision(config, device.is_cuda(), model.forward_multiply_adds(), config.train.batch_size.value);
+  return choose_precision(config, device.is_cuda(), model.forward_multiply_adds(), config.train.batch_size.value,
+                          device.is_cuda() ? CpuBf16::kNative : this_cpu_bf16());
 }
 
 }  // namespace trainer

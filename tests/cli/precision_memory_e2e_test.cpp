@@ -21,6 +21,27 @@ TEST_CASE("a bf16 run on CPU trains and says so", "[e2e][precision]") {
   REQUIRE(epochs.size() == 4);
   CHECK(epochs[3].loss < epochs[0].loss);
   CHECK_THAT(result.err, Catch::Contains("precision bf16 autocast, fp32 weights"));
+  // Whether this machine's CPU computes bf16 itself, as `trainer devices` says.
+  const std::string devices = run_trainer({"devices"}, dir).out;
+  const bool emulated = devices.find("bf16: emulated") != std::string::npos;
+  REQUIRE_THAT(devices, Catch::Contains("bf16: emulated") || Catch::Contains("bf16: native") ||
+                           Catch::Contains("bf16: not known"));
+  CHECK((result.err.find("precision: bf16 as asked, though this CPU has no AVX-512-BF16") != std::string::npos) ==
+        emulated);
+  SECTION("mixed_precision: bf16 where the CPU computes it; where LibTorch emulates it, fp32 and why") {
+    const auto mixed = run_trainer({"run", write_dropout_experiment(dir), "--set", "mixed_precision=true", "--set",
+                                    "log.run_name=mixed"},
+                                   dir);
+    INFO(mixed.err);
+    REQUIRE(mixed.exit_code == 0);
+    if (emulated) {
+      CHECK_THAT(mixed.err, Catch::Contains("precision fp32") &&
+                                Catch::Contains("mixed_precision: fp32 kept on the CPU instead of bf16"));
+    } else {
+      CHECK_THAT(mixed.err, Catch::Contains("precision bf16 autocast, fp32 weights"));
+      CHECK_THAT(mixed.err, !Catch::Contains("fp32 kept"));
+    }
+  }
   SECTION("fp16 on a CPU: refused with a hint, or with loss scaling where the LibTorch has it") {
     const bool cpu_fp16 = run_trainer({"devices", "--json"}, dir).out.find("\"fp16\"") != std::string::npos;
     const auto fp16 = run_trainer({"run", write_dropout_experiment(dir), "--set", "precision=fp16", "--set",

@@ -10,6 +10,7 @@ namespace fs = std::filesystem;
 #include "experiment_files.h"
 #include "device/blas.h"
 #include "device/cpu_info.h"
+#include "device/inventory_report.h"
 #include "device/thread_budget.h"
 #include "device/device_list.h"
 #include "util/error.h"
@@ -56,6 +57,24 @@ TEST_CASE("/proc/cpuinfo gives model, cores and the instruction sets", "[device]
   CHECK(peak->gflops == Approx(2 * 2.0 * 64));
   CHECK_THAT(peak->basis, Catch::Contains("AVX-512 FMA"));
   CHECK_FALSE(fp32_peak(parse_cpuinfo("processor : 0\n")));
+}
+
+TEST_CASE("bf16 is the CPU's own with AVX-512-BF16 or AMX, else LibTorch emulates it", "[device][precision]") {
+  CHECK(cpu_bf16(parse_cpuinfo(kCpuinfo)) == CpuBf16::kNative);
+  CHECK(cpu_bf16(parse_cpuinfo("processor : 0\nflags : avx2 fma avx512f avx512_bf16\n")) == CpuBf16::kNative);  // Zen 4
+  CHECK(cpu_bf16(parse_cpuinfo("processor : 0\nflags : avx2 fma amx_bf16 amx_tile\n")) == CpuBf16::kNative);
+  CHECK(cpu_bf16(parse_cpuinfo("processor : 0\nflags : sse4_2 avx avx2 fma avx512f avx512bw\n")) ==
+        CpuBf16::kEmulated);
+  // An Arm CPU's features, or no /proc/cpuinfo: trainer does not judge.
+  CHECK(cpu_bf16(parse_cpuinfo("processor : 0\nFeatures : fp asimd sve bf16 i8mm\n")) == CpuBf16::kUnknown);
+  CHECK(cpu_bf16(parse_cpuinfo("")) == CpuBf16::kUnknown);
+  DeviceInventory inventory;
+  inventory.cpu = parse_cpuinfo("processor : 0\nflags : avx2 fma\n");
+  CHECK_THAT(format_inventory_text(inventory),
+             Catch::Contains("bf16: emulated (no AVX-512-BF16): expect bf16 to be slower than fp32; "
+                             "mixed_precision keeps fp32\n"));
+  inventory.cpu = parse_cpuinfo("");
+  CHECK_THAT(format_inventory_text(inventory), Catch::Contains("bf16: not known (no x86 flags in /proc/cpuinfo)\n"));
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // Which type a run's forward pass takes, once the model's size is known: a
-// GPU keeps fp32 for a small model where the config left the choice to
-// trainer (mixed_precision), and keeps an explicit bf16 or fp16 with a note.
+// GPU keeps fp32 for a small model, and a CPU that emulates bf16 keeps fp32,
+// where the config left the choice to trainer (mixed_precision); both keep an
+// explicit bf16 or fp16 with a note.
 #include <catch2/catch.hpp>
 
 #include "config/config_loader.h"
@@ -51,10 +52,29 @@ TEST_CASE("an explicit bf16 or fp16 is kept on a small model, with a note", "[pr
   CHECK(choose_precision(config_with("precision: bf16\n"), true, kLarge, 8).note.empty());
 }
 
-TEST_CASE("CPUs, fp32 runs and models trainer cannot see into are left as configured", "[precision][choice]") {
-  const PrecisionChoice cpu = choose_precision(config_with("mixed_precision: true\n"), false, kSmall, 32);
-  CHECK(cpu.autocast == torch::kBFloat16);
-  CHECK(cpu.note.empty());
+TEST_CASE("a CPU that emulates bf16 keeps fp32 where mixed_precision left the type to trainer", "[precision][choice]") {
+  const PrecisionChoice mixed =
+      choose_precision(config_with("mixed_precision: true\n"), false, kLarge, 8, CpuBf16::kEmulated);
+  CHECK(mixed.autocast == torch::kFloat32);
+  CHECK_THAT(mixed.note, Catch::StartsWith("mixed_precision: fp32 kept on the CPU instead of bf16") &&
+                             Catch::Contains("no AVX-512-BF16 or AMX") && Catch::Contains("precision: bf16 insists"));
+  const PrecisionChoice asked = choose_precision(config_with("precision: bf16\n"), false, kSmall, 32, CpuBf16::kEmulated);
+  CHECK(asked.autocast == torch::kBFloat16);
+  CHECK_THAT(asked.note, Catch::StartsWith("precision: bf16 as asked, though this CPU has no AVX-512-BF16 or AMX") &&
+                             Catch::Contains("precision: fp32 is likely faster"));
+  const PrecisionChoice fp32 = choose_precision(config_with(""), false, kSmall, 32, CpuBf16::kEmulated);
+  CHECK(fp32.autocast == torch::kFloat32);
+  CHECK(fp32.note.empty());
+}
+
+TEST_CASE("CPUs that compute bf16 or are not known, fp32 runs and models trainer cannot see into are left as configured",
+          "[precision][choice]") {
+  for (const CpuBf16 cpu_bf16 : {CpuBf16::kNative, CpuBf16::kUnknown}) {
+    // The model's size does not matter on a CPU: the small one measured faster in bf16 there.
+    const PrecisionChoice cpu = choose_precision(config_with("mixed_precision: true\n"), false, kSmall, 32, cpu_bf16);
+    CHECK(cpu.autocast == torch::kBFloat16);
+    CHECK(cpu.note.empty());
+  }
   const PrecisionChoice fp32 = choose_precision(config_with(""), true, kSmall, 32);
   CHECK(fp32.autocast == torch::kFloat32);
   CHECK(fp32.note.empty());
@@ -62,6 +82,9 @@ TEST_CASE("CPUs, fp32 runs and models trainer cannot see into are left as config
   const PrecisionChoice unseen = choose_precision(config_with("mixed_precision: true\n"), true, 0, 32);
   CHECK(unseen.autocast == torch::kFloat16);
   CHECK(unseen.note.empty());
+  // A GPU's choice does not read the CPU's bf16.
+  CHECK(choose_precision(config_with("mixed_precision: true\n"), true, kLarge, 8, CpuBf16::kEmulated).autocast ==
+        torch::kFloat16);
 }
 
 TEST_CASE("the choice for a built model reads its multiply-adds and the config's batch", "[precision][choice]") {

@@ -83,6 +83,7 @@ TEST_CASE("devices --json keeps hostile device and library names intact", "[util
   const json back = parse_line(format_inventory_json(inventory));
   CHECK(back.at("cpu").at("model") == kHostile);
   CHECK(back.at("cpu").at("isa") == json::array({"avx2", "fma"}));
+  CHECK(back.at("cpu").at("bf16") == "emulated");  // no AVX-512-BF16 or AMX among them
   CHECK(back.at("gpus").at(0).at("name") == kHostile);
   CHECK(back.at("gpus").at(0).at("total_bytes") == (80LL << 30));
   CHECK(back.at("gpus").at(0).at("compute_capability") == "9.0");
