@@ -37,10 +37,10 @@ CpuBf16 this_cpu_bf16() {
 }
 
 PrecisionChoice choose_precision(const ExperimentConfig& config, bool gpu, int64_t multiply_adds_per_sample,
-                                 int64_t batch_size, CpuBf16 cpu_bf16) {
+                                 int64_t batch_size, CpuBf16 cpu) {
   PrecisionChoice choice;
   choice.autocast = autocast_dtype(config.precision, config.mixed_precision, gpu);
-  if (!gpu && cpu_bf16 == CpuBf16::kEmulated) return choose_on_emulating_cpu(config, choice);
+  if (!gpu && cpu == CpuBf16::kEmulated) return choose_on_emulating_cpu(config, choice);
   const int64_t per_step = multiply_adds_per_sample * batch_size;
   // A model trainer cannot see into (torchscript) counts 0: no grounds to judge it.
   if (!gpu || choice.autocast == torch::kFloat32 || multiply_adds_per_sample <= 0 ||

@@ -48,11 +48,11 @@ struct PrecisionChoice {
   std::string note;
 };
 
-// By precision and mixed_precision on a GPU or a CPU whose bf16 is
-// `cpu_bf16`, for a model whose forward pass is `multiply_adds_per_sample`
+// By precision and mixed_precision on a GPU or a CPU whose bf16 is `cpu`,
+// for a model whose forward pass is `multiply_adds_per_sample`
 // (Model::forward_multiply_adds) at `batch_size` samples a step.
 PrecisionChoice choose_precision(const ExperimentConfig& config, bool gpu, int64_t multiply_adds_per_sample,
-                                 int64_t batch_size, CpuBf16 cpu_bf16 = CpuBf16::kNative);
+                                 int64_t batch_size, CpuBf16 cpu = CpuBf16::kNative);
 
 inline PrecisionChoice choose_precision(const ExperimentConfig& config, const torch::Device& device,
                                         const Model& model) {
