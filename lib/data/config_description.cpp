@@ -27,8 +27,11 @@ ConfigDescription describe_from_config(const DataConfig& config) {
     case DatasetKind::kMnist:
       return {keras_idx_info("mnist"), {}};
     case DatasetKind::kReuters:
-      if (auto info = preview_reuters(config)) return {info, {}};
-      return {std::nullopt, "data.sequence_length (without it, the longest newswire decides the input's length)"};
+      if (config.sequence_length == 0)
+        return {std::nullopt, "data.sequence_length (without it, the longest newswire decides the input's length)"};
+      if (config.num_words == 0)
+        return {std::nullopt, "data.num_words (with 0, the data's largest word id decides the vocabulary)"};
+      return {preview_reuters(config), {}};
     case DatasetKind::kImagePairs:
     case DatasetKind::kImageDegrade: {
       std::vector<int64_t> shape = fixed_image_shape(config, true);

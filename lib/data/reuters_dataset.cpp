@@ -78,6 +78,7 @@ std::optional<DataInfo> preview_reuters(const DataConfig& config) {
   constexpr int64_t kVocabularyStandIn = 10000;
   info.vocabulary = std::max({config.num_words > 0 ? config.num_words : kVocabularyStandIn, config.oov_char + 1,
                               config.start_char + 1});
+  info.vocabulary_stand_in = config.num_words == 0;
   return info;
 }
 

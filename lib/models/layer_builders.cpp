@@ -39,6 +39,16 @@ void GraphBuilder::build_single(const LayerSpec& layer) {
 
 void GraphBuilder::build(const EmbeddingLayer& layer) {
   const int64_t rows = resolve(layer.input_dim, "input_dim");
+  // A token id past the table would stop the first step inside LibTorch's
+  // lookup ("index out of range"), after the data was read and the run
+  // directory made; the data's vocabulary is known here, so say it now.
+  if (data_.token_inputs && !data_.vocabulary_stand_in && rows < data_.vocabulary) {
+    const std::string fewer =
+        data_.name == "reuters" ? ", or keep fewer words (data.num_words: " + std::to_string(rows) + ")" : "";
+    fail("input_dim: " + std::to_string(rows) + " rows, but the " + data_.name + " data's token ids go up to " +
+         std::to_string(data_.vocabulary - 1) + "; give input_dim: vocabulary (or at least " +
+         std::to_string(data_.vocabulary) + ")" + fewer);
+  }
   auto embedding = ChannelsFirstEmbedding(rows, resolve(layer.output_dim, "output_dim"));
   if (config_.init == InitScheme::kKeras) nn::init::uniform_(embedding->embedding->weight, -0.05, 0.05);
   if (layer.mask_zero) {

@@ -19,7 +19,9 @@ struct EmbeddingLayer {
   bool mask_zero = false;
 
   template <class V> void fields(V& v) {
-    v("input_dim", input_dim, "Rows: a number, or 'vocabulary' (from the data).");
+    v("input_dim", input_dim,
+      "Rows: a number, or 'vocabulary' (from the data). A number below the data's vocabulary is a config error "
+      "naming both, before the run directory is made.");
     v("output_dim", output_dim, "Width of each embedding vector.");
     v("mask_zero", mask_zero, "Token 0 is padding: lstm, gru, attention and global pooling skip it (Keras).");
   }

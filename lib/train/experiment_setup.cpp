@@ -120,7 +120,8 @@ TrainingState load_weights_to_use(const std::string& checkpoint, Model& model, c
 }
 
 Model build_model_to_inspect(const ExperimentConfig& config) {
-  if (const std::optional<DataInfo> preview = preview_dataset(config.data)) return build_seeded_model(config, *preview);
+  if (const std::optional<DataInfo> preview = preview_dataset(config.data); preview && !preview->vocabulary_stand_in)
+    return build_seeded_model(config, *preview);
   const ConfigDescription described = describe_from_config(config.data);
   if (described.info) {
     log().info("the {} data is not read: its shapes come from the experiment file", described.info->name);

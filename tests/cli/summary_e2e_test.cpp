@@ -3,7 +3,9 @@
 // data decides it, the message names the key that would fix it.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
+#include <regex>
 
 #include "cli_runner.h"
 
@@ -46,4 +48,56 @@ TEST_CASE("summary shows a model whose data is not there when the file fixes its
     CHECK(result.exit_code == 3);
     CHECK_THAT(result.err, Catch::Contains("give data.sequence_length"));
   }
+  SECTION("reuters keeping every word: the data's largest word id sizes the embedding, data.num_words would fix it") {
+    const auto result =
+        run_trainer({"summary", source_dir() + "/configs/reuters_conv1d.yaml", "--set", "data.path=" + nowhere}, dir);
+    CHECK(result.exit_code == 3);
+    CHECK_THAT(result.err, Catch::Contains("give data.num_words"));
+    CHECK(result.out.find("Total params") == std::string::npos);
+  }
+  SECTION("reuters with data.num_words: the embedding has that many rows") {
+    const auto result = run_trainer({"summary", source_dir() + "/configs/reuters_conv1d.yaml", "--set",
+                                     "data.path=" + nowhere, "--set", "data.num_words=10000"},
+                                    dir);
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    CHECK_THAT(result.out, Catch::Contains("(None, 7, 300)                   70,000"));
+  }
+}
+
+// The parameter count in summary's "Total params: 325,877 (...)" line, or
+// in a run's "model: 7 layers, 325877 parameters" line.
+int64_t total_parameters(const std::string& text, const std::regex& line) {
+  std::smatch m;
+  REQUIRE(std::regex_search(text, m, line));
+  std::string digits = m[1].str();
+  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+  return std::stoll(digits);
+}
+
+TEST_CASE("summary of reuters keeping every word shows the model a run trains, its vocabulary read from the data",
+          "[e2e][summary][reuters][corpus]") {
+  if (!have_reuters_corpus()) {
+    WARN(kNeedsReutersCorpus);
+    return;
+  }
+  const std::string dir = fresh_dir("e2e-summary-reuters");
+  const std::string config = source_dir() + "/configs/reuters_conv1d.yaml";
+  // The same data for both, so that whatever the cut does to the vocabulary, it does alike.
+  const std::vector<std::string> sets{"--set", "data.path=" + reuters_corpus_dir(), "--set",
+                                      "data.max_train_samples=64", "--set", "data.max_valid_samples=32"};
+  std::vector<std::string> summary{"summary", config};
+  summary.insert(summary.end(), sets.begin(), sets.end());
+  const auto shown = run_trainer(summary, dir);
+  INFO(shown.err);
+  REQUIRE(shown.exit_code == 0);
+  std::vector<std::string> run{"run", config, "--run-dir", dir + "/run", "-q", "--set", "train.epochs=1"};
+  run.insert(run.end(), sets.begin(), sets.end());
+  const auto trained = run_trainer(run, dir);
+  INFO(trained.err);
+  REQUIRE(trained.exit_code == 0);
+  const int64_t trained_total = total_parameters(trained.err, std::regex("model: \\d+ layers, (\\d+) parameters"));
+  CHECK(total_parameters(shown.out, std::regex("Total params: ([0-9,]+)")) == trained_total);
+  // The vocabulary is the corpus's, not the 10,000 a preview would stand in with.
+  CHECK(trained_total != 185982);
 }

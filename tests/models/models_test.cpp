@@ -141,6 +141,22 @@ TEST_CASE("layers that do not fit their input are config errors naming the layer
       Catch::Contains("model.layers[1] (maxpool1d"));
 }
 
+TEST_CASE("an embedding with fewer rows than the data's vocabulary is a config error naming both", "[models]") {
+  const auto literal = [](int64_t rows) {
+    return model_of("[{type: embedding, input_dim: " + std::to_string(rows) + ", output_dim: 2}, {type: flatten}]");
+  };
+  CHECK_THROWS_WITH(build_model(literal(99), tokens(4, 100, 2)),
+                    Catch::Contains("model.layers[0] (embedding") && Catch::Contains("input_dim: 99 rows") &&
+                        Catch::Contains("token ids go up to 99") && Catch::Contains("at least 100"));
+  CHECK(build_model(literal(100), tokens(4, 100, 2)).summary[0].parameters == 200);
+  CHECK(build_model(literal(150), tokens(4, 100, 2)).summary[0].parameters == 300);
+  // A preview's stand-in vocabulary (reuters with num_words: 0) says nothing
+  // of the data's, so the check waits for the data.
+  DataInfo preview = tokens(4, 10000, 2);
+  preview.vocabulary_stand_in = true;
+  CHECK(build_model(literal(99), preview).summary[0].parameters == 198);
+}
+
 TEST_CASE("a layer whose weights cannot be allocated is an out-of-memory error naming it", "[models]") {
   // 2^45 units of 16 inputs: 2^51 bytes, past any address space, so the
   // allocation fails on every machine before anything is touched.
