@@ -28,21 +28,26 @@ Shard shard_of(int64_t count, int rank, int world) {
   return {r * base + std::min(r, extra), base + (r < extra ? 1 : 0)};
 }
 
+std::vector<int64_t> step_sizes(int64_t count, int64_t global_batch, int64_t max_steps) {
+  int64_t steps = (count + global_batch - 1) / global_batch;
+  if (max_steps > 0) steps = std::min(steps, max_steps);
+  std::vector<int64_t> sizes;
+  for (int64_t step = 0; step < steps; ++step) sizes.push_back(std::min(global_batch, count - step * global_batch));
+  return sizes;
+}
+
 RankBatches rank_batches(const std::vector<int64_t>& order, int64_t per_rank_batch, int rank, int world,
                          int64_t max_steps) {
   RankBatches out;
-  const auto total = static_cast<int64_t>(order.size());
   const int64_t global_batch = per_rank_batch * world;
-  int64_t steps = (total + global_batch - 1) / global_batch;
-  if (max_steps > 0) steps = std::min(steps, max_steps);
-  for (int64_t step = 0; step < steps; ++step) {
-    const int64_t begin = step * global_batch;
-    const int64_t size = std::min(global_batch, total - begin);
+  int64_t begin = 0;
+  for (const int64_t size : step_sizes(static_cast<int64_t>(order.size()), global_batch, max_steps)) {
     const Shard shard = shard_of(size, rank, world);
     out.order.insert(out.order.end(), order.begin() + begin + shard.begin,
                      order.begin() + begin + shard.begin + shard.size);
     out.batch_sizes.push_back(shard.size);
     out.global_sizes.push_back(size);
+    begin += size;
   }
   return out;
 }

@@ -19,6 +19,10 @@ struct Shard {
 };
 Shard shard_of(int64_t count, int rank, int world);
 
+// The samples of each global step of an epoch of `count` samples:
+// `global_batch` each, the last fewer; at most `max_steps` (0: no limit).
+std::vector<int64_t> step_sizes(int64_t count, int64_t global_batch, int64_t max_steps);
+
 // One rank's batches of an epoch. Global step k covers order[k*W*b, (k+1)*W*b)
 // (W ranks, b samples per rank); the rank takes its shard of that global
 // batch. Every rank gets the same number of batches (some may be empty in

@@ -379,6 +379,10 @@ void GraphBuilder::build(const DenseLayer& layer) {
 
 void GraphBuilder::build(const BatchNormLayer& layer) {
   const double momentum = 1.0 - layer.momentum;  // Keras keeps, LibTorch adds
+  int64_t values_a_channel = 1;
+  for (int64_t d = 2; d < probe().dim(); ++d) values_a_channel *= probe().size(d);
+  if (values_a_channel == 1 && !current_.frozen && model_.batch_of_one_refused_by.empty())
+    model_.batch_of_one_refused_by = current_.path + " (batchnorm)";
   if (probe().dim() == 4) push(nn::BatchNorm2d(nn::BatchNorm2dOptions(channels()).momentum(momentum).eps(layer.epsilon)));
   else push(nn::BatchNorm1d(nn::BatchNorm1dOptions(channels()).momentum(momentum).eps(layer.epsilon)));
 }

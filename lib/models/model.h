@@ -44,6 +44,12 @@ struct Model {
   // parameters take no gradient, and they stay in eval mode, so that a
   // frozen batchnorm keeps its moving statistics, as Keras's does.
   std::vector<std::shared_ptr<torch::nn::Module>> frozen_modules;
+  // The first training batchnorm that sees one value a channel in a sample
+  // (a dense layer's output, 1 x 1 images), as "model.layers[1]
+  // (batchnorm)"; empty if none. It cannot train on a batch of one sample:
+  // it normalises each channel over the batch, and one value has no spread
+  // (LibTorch stops the step).
+  std::string batch_of_one_refused_by;
 
   // Training mode, frozen layers excepted (instead of net->train()).
   void train_mode() {

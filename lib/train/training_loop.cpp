@@ -7,6 +7,7 @@
 
 #include "config/config_writer.h"
 #include "device/device_memory.h"
+#include "train/batch_of_one.h"
 #include "train/batch_size_search.h"
 #include "device/device_select.h"
 #include "device/gpu.h"
@@ -72,6 +73,7 @@ TrainingLoop::TrainingLoop(const ExperimentConfig& config, const RunOptions& opt
     batches_per_epoch_ = std::min(batches_per_epoch_, config.train.steps_per_epoch * accumulate);
   // An epoch's last step takes the batches that are left, fewer than train.accumulate.
   steps_per_epoch_ = (batches_per_epoch_ + accumulate - 1) / accumulate;
+  check_no_batch_of_one(experiment_.model, config.train, experiment_.data.train.size(), cluster_.world_size());
   if (cluster_.distributed()) {
     cluster_.require_same("experiment config", to_yaml(config));
     cluster_.require_same("data", std::to_string(experiment_.data.train.size()) + "/" +
