@@ -4,6 +4,7 @@
 #include "train/training_loop.h"
 
 #include "runs/resume_config.h"
+#include "runs/run_dir.h"
 #include "util/error.h"
 #include "util/signals.h"
 
@@ -35,7 +36,11 @@ void TrainingLoop::stop_if_diverged(int64_t epoch, int64_t step) {
 }
 
 std::string TrainingLoop::diverged_hint() const {
-  return "lower optimizer.lr, or set optimizer.clip_norm; the last good checkpoint is in " + run_.checkpoints();
+  const std::string fix = "lower optimizer.lr, or set optimizer.clip_norm";
+  // A run that diverges in its first epoch has saved nothing to go back to.
+  const std::vector<std::string> saved = list_checkpoints(run_);
+  if (saved.empty()) return fix + "; no checkpoint was saved before it diverged";
+  return fix + "; the last good checkpoint is " + saved.back();
 }
 
 bool TrainingLoop::stop_voted(const torch::Tensor& votes) {

@@ -259,6 +259,7 @@ TEST_CASE("failures exit with their documented codes and write nothing", "[e2e][
     CHECK(result.exit_code == 7);
     CHECK_THAT(result.err, Catch::Contains("loss became NaN or infinite in epoch 1 by step 3 (checked every 3 "
                                            "steps); no checkpoint saved"));
+    CHECK_THAT(result.err, Catch::Contains("no checkpoint was saved before it diverged"));
     CHECK(parse_records(result.out).empty());
     CHECK(fs::is_empty(dir + "/runs/e2e/full/checkpoints"));
   }

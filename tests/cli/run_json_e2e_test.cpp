@@ -163,6 +163,17 @@ TEST_CASE("run.json of a diverged and of a failed run", "[e2e][runjson][errors]"
     CHECK(record["metrics"] == ordered_json::object());
     CHECK(record["paths"]["last_checkpoint"].is_null());
   }
+  SECTION("diverged after an epoch was saved: the hint names that checkpoint") {
+    const auto first = run_trainer({"run", run_json_experiment(dir), "--set", "train.epochs=1"}, dir);
+    INFO(first.err);
+    REQUIRE(first.exit_code == 0);
+    const std::string run = dir + "/runs/small/run";
+    const auto result = run_trainer({"run", "--resume", run, "--force", "--set", "train.epochs=2", "--set",
+                                     "optimizer.lr=1.0e+30", "--set", "train.check_finite_every=2"},
+                                    dir);
+    CHECK(result.exit_code == 7);
+    CHECK_THAT(result.err, Catch::Contains("the last good checkpoint is " + run + "/checkpoints/epoch-0001.pt"));
+  }
   SECTION("failed: out of memory is exit 6, the message kept") {
     const auto result = run_trainer({"run", run_json_experiment(dir, "memory_limit: 1MiB\n"), "--set",
                                      "train.batch_size=400", "--set", "model.layers.0.units=4096"},
