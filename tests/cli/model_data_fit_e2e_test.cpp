@@ -18,7 +18,7 @@ const std::string kSmallEmbedding = "model:\n  layers:\n    - {type: embedding, 
 }  // namespace
 
 TEST_CASE("an embedding smaller than a synthetic vocabulary is exit 2 naming both, before the data is made",
-          "[e2e][graph][errors]") {
+          "[e2e][errors][embedding]") {
   const std::string dir = fresh_dir("e2e-embedding-rows");
   const std::string path = dir + "/synthetic.yaml";
   std::ofstream(path) << "data:\n  dataset: synthetic\n"
@@ -36,7 +36,7 @@ TEST_CASE("an embedding smaller than a synthetic vocabulary is exit 2 naming bot
 }
 
 TEST_CASE("an embedding smaller than the vocabulary of reuters keeping every word is exit 2 once the corpus is read",
-          "[e2e][graph][errors][reuters][corpus]") {
+          "[e2e][errors][embedding][reuters][corpus]") {
   if (!have_reuters_corpus()) {
     WARN(kNeedsReutersCorpus);
     return;
