@@ -16,8 +16,8 @@ struct BatchOfOne {
 };
 
 // The first rank and step whose batch holds one sample, as rank_batches
-// (feed/sampler.h) splits an epoch into steps and shards: the counts alone decide the batch sizes,
-// whatever the order, so this holds for every epoch.
+// (feed/sampler.h) splits an epoch into steps and shards: the counts alone
+// decide the batch sizes, whatever the order, so this holds for every epoch.
 BatchOfOne find_batch_of_one(int64_t train_size, int64_t batch_size, const TrainConfig& train, int world) {
   const int64_t max_steps = train.steps_per_epoch > 0 ? train.steps_per_epoch * train.accumulate : 0;
   for (const int64_t size : step_sizes(train_size, batch_size * world, max_steps))
@@ -34,11 +34,11 @@ void check_no_batch_of_one(const Model& model, const TrainConfig& train, int64_t
   const BatchOfOne found = find_batch_of_one(train_size, batch_size, train, world);
   if (found.rank < 0) return;
   // With two samples a batch or more, only an epoch's last, shorter step can leave one.
-  std::string leaves = "over " + std::to_string(train_size) + " training samples leaves the epoch's last batch 1 sample";
+  const std::string over = "over " + std::to_string(train_size) + " training samples";
+  std::string leaves = over + " leaves the epoch's last batch 1 sample";
   if (world > 1)
-    leaves = "over " + std::to_string(train_size) + " training samples and " + std::to_string(world) +
-             " ranks leaves rank " + std::to_string(found.rank) + " a batch of 1 sample (its share of the last step's " +
-             std::to_string(found.global_size) + ")";
+    leaves = over + " and " + std::to_string(world) + " ranks leaves rank " + std::to_string(found.rank) +
+             " a batch of 1 sample (its share of the last step's " + std::to_string(found.global_size) + ")";
   if (batch_size == 1) leaves = "makes every batch 1 sample";
   // The nearest batch sizes either side that leave no rank one sample.
   std::vector<std::string> fits;
@@ -50,7 +50,8 @@ void check_no_batch_of_one(const Model& model, const TrainConfig& train, int64_t
   if (!fits.empty()) fix += " (" + fits.front() + (fits.size() > 1 ? " or " + fits.back() : "") + ")";
   fix += ", or change data.max_train_samples";
   throw ConfigError({"train.batch_size: " + std::to_string(batch_size) + " " + leaves + ", and " +
-                     model.batch_of_one_refused_by + " cannot train on one: it normalises each channel over the batch, and one sample gives it one "
+                     model.batch_of_one_refused_by +
+                     " cannot train on one: it normalises each channel over the batch, and one sample gives it one "
                      "value a channel; " + fix});
 }
 

@@ -47,7 +47,8 @@ TEST_CASE("a batchnorm over one value a channel refuses the batches that leave a
   SECTION("ranks: each one's share of the last step") {
     // 33 over 2 ranks of 16: the last step's one sample goes to rank 0.
     CHECK_THROWS_WITH(check_no_batch_of_one(model, batches_of(16), 33, 2),
-                      Catch::Contains("and 2 ranks leaves rank 0 a batch of 1 sample (its share of the last step's 1)"));
+                      Catch::Contains("and 2 ranks leaves rank 0 a batch of 1 sample (its share of the last "
+                                      "step's 1)"));
     // 34: the last step's two samples split one a rank.
     CHECK_THROWS_WITH(check_no_batch_of_one(model, batches_of(16), 34, 2), Catch::Contains("last step's 2"));
     CHECK_NOTHROW(check_no_batch_of_one(model, batches_of(16), 36, 2));
