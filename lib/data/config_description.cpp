@@ -26,12 +26,15 @@ ConfigDescription describe_from_config(const DataConfig& config) {
       return {keras_idx_info("fashion_mnist"), {}};
     case DatasetKind::kMnist:
       return {keras_idx_info("mnist"), {}};
-    case DatasetKind::kReuters:
-      if (config.sequence_length == 0)
+    case DatasetKind::kReuters: {
+      // The preview decides what the file fixes; this only names the key for what it does not.
+      std::optional<DataInfo> info = preview_reuters(config);
+      if (!info)
         return {std::nullopt, "data.sequence_length (without it, the longest newswire decides the input's length)"};
-      if (config.num_words == 0)
+      if (info->vocabulary_stand_in)
         return {std::nullopt, "data.num_words (with 0, the data's largest word id decides the vocabulary)"};
-      return {preview_reuters(config), {}};
+      return {std::move(info), {}};
+    }
     case DatasetKind::kImagePairs:
     case DatasetKind::kImageDegrade: {
       std::vector<int64_t> shape = fixed_image_shape(config, true);
