@@ -48,7 +48,9 @@ std::vector<bool> usable_files(const std::vector<std::string>& problems, const D
     if (++skipped <= 10) log().warn("skipping {}", problems[i]);
     usable[i] = false;
   }
-  if (skipped > 0) log().warn("{} of the {} {} could not be decoded and were left out", skipped, problems.size(), what);
+  if (skipped > 0)
+    log().warn("{} of the {} {} could not be decoded and {} left out", skipped, problems.size(), what,
+               skipped == 1 ? "was" : "were");
   return usable;
 }
 

@@ -1,9 +1,11 @@
 // image_folder: Keras's file order and seeded split, the tensors it makes
 // (sizes, channels, scales), and the folders and files it refuses.
 #include <catch2/catch.hpp>
+#include <spdlog/sinks/ostream_sink.h>
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "data/dataset.h"
 #include "images/image_codec.h"
@@ -11,6 +13,7 @@
 #include "images/image_fixtures.h"
 #include "test_paths.h"
 #include "util/error.h"
+#include "util/logging.h"
 
 using namespace trainer;
 namespace fs = std::filesystem;
@@ -23,6 +26,16 @@ DataConfig folder_config(const std::string& path) {
   config.path = path;
   return config;
 }
+
+// Copies the log into `to` while it lives (removed again if a load throws).
+struct LogCopy {
+  explicit LogCopy(std::ostringstream& to) {
+    log().sinks().push_back(std::make_shared<spdlog::sinks::ostream_sink_st>(to));
+  }
+  ~LogCopy() { log().sinks().pop_back(); }
+  LogCopy(const LogCopy&) = delete;
+  LogCopy& operator=(const LogCopy&) = delete;
+};
 
 }  // namespace
 
@@ -136,8 +149,14 @@ TEST_CASE("image_folder decodes every image into one tensor: labels, sizes, chan
     std::ofstream(root + "/train/dark/3.png", std::ios::binary) << "\x89PNG\r\n\x1a\n cut";
     CHECK_THROWS_WITH(load_dataset(config, 1), Catch::Contains(root + "/train/dark/3.png: not a valid PNG"));
     config.on_bad_file = BadFilePolicy::kSkip;
-    const DataSplits data = load_dataset(config, 1);
+    std::ostringstream warnings;
+    const DataSplits data = [&] {
+      LogCopy copy(warnings);
+      return load_dataset(config, 1);
+    }();
     CHECK(data.train.size() + data.valid.size() == 19);
+    CHECK_THAT(warnings.str(), Catch::Contains("skipping " + root + "/train/dark/3.png") &&
+                                   Catch::Contains("images could not be decoded and was left out"));
   }
   SECTION("images of different sizes need images.size") {
     testing::write_uniform_png(root + "/train/light/odd.png", 7, 8, 200);
