@@ -185,6 +185,7 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
     }
     ++done;
   }
+  check_something_predicted(options.input, done, skipped, "file");
   if (!images_out) {
     if (options.output.empty()) {
       std::fwrite(lines.data(), 1, lines.size(), stdout);

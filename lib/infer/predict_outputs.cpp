@@ -75,4 +75,11 @@ void check_no_existing_outputs(const std::vector<std::string>& paths, bool overw
                    "add --overwrite to replace them, or name another --output folder");
 }
 
+void check_something_predicted(const std::string& input, int64_t predicted, int64_t skipped, const std::string& noun) {
+  if (predicted > 0 || skipped == 0) return;
+  const std::string which = skipped == 1 ? "its one " + noun + " was" : "all " + count_of(skipped, noun) + " were";
+  throw DataError(printable(input) + ": nothing to predict: " + which + " left out (named above)",
+                  "fix or replace what was left out; data.on_bad_file: skip is for leaving out some, not all");
+}
+
 }  // namespace trainer

@@ -1,7 +1,9 @@
 #pragma once
 // Where `trainer predict` writes, decided before the first image is read,
 // so that it can never replace what the user had: not its own inputs, not
-// an earlier output (unless asked), not one output by another.
+// an earlier output (unless asked), not one output by another; and that it
+// never reports success with nothing written.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,5 +26,10 @@ std::vector<std::string> image_output_names(const std::vector<std::string>& rela
 // do), unless `overwrite`; whatever exists must be a regular file trainer
 // may replace (atomic_file.h's check_replaceable) even then.
 void check_no_existing_outputs(const std::vector<std::string>& paths, bool overwrite);
+
+// Throws DataError when nothing was predicted because all `skipped` inputs
+// (`noun`s: "file", "row") were left out under data.on_bad_file: skip: exit
+// 0 with nothing written would tell a script that all went well.
+void check_something_predicted(const std::string& input, int64_t predicted, int64_t skipped, const std::string& noun);
 
 }  // namespace trainer

@@ -82,6 +82,7 @@ int64_t run_predict_rows(const ExperimentConfig& config, const PredictOptions& o
   const RowInputs rows = read_inputs(options.input, config, recorded);
   const int64_t count = static_cast<int64_t>(rows.places.size());
   if (count == 0 && rows.skipped == 0) throw DataError(printable(options.input) + ": no rows to predict");
+  check_something_predicted(options.input, count, rows.skipped, info.token_inputs ? "input" : "row");
   const bool classifier = info.target_shape.empty() && info.classes > 0;
   const int64_t batch = std::max<int64_t>(1, config.train.batch_size.value);
   std::string lines;

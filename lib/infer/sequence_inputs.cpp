@@ -37,6 +37,11 @@ class Collector {
       : data_(data), info_(info), encoding_(encoding) {}
 
   void add_text(const std::string& text, Json place, const std::string& where) {
+    // A binary file read as words still gets a confident class: refuse it.
+    if (const size_t nul = text.find('\0'); nul != std::string::npos)
+      throw DataError(where + ": not text: byte " + std::to_string(nul + 1) +
+                          " is a NUL, as in a binary file (an image, an archive, a checkpoint)",
+                      "give a text file, a folder of .txt files, a .jsonl or a .npy file of token ids");
     if (!words_) {
       if (encoding_.words.empty())
         throw DataError(where + ": text, but this run was trained on word ids (Keras's reuters.npz holds no words), "
@@ -45,6 +50,8 @@ class Collector {
       words_.emplace(encoding_);
     }
     WordIds::Encoded encoded = words_->encode(text);
+    // Only padding would be classified: the class would say nothing about it.
+    if (encoded.words == 0) throw DataError(where + ": holds no words, so there is nothing to classify");
     words_seen_ += encoded.words;
     unknown_ += encoded.unknown;
     add(std::move(encoded.ids), std::move(place));
@@ -52,6 +59,7 @@ class Collector {
 
   // Ids as the model sees them: each must index its embedding.
   void add_ids(std::vector<int64_t> ids, Json place, const std::string& where) {
+    if (ids.empty()) throw DataError(where + ": an empty list of token ids, so there is nothing to classify");
     for (size_t i = 0; i < ids.size(); ++i)
       if (ids[i] < 0 || ids[i] >= info_.vocabulary)
         throw DataError(where + ": token " + std::to_string(i + 1) + " is " + std::to_string(ids[i]) +
@@ -72,9 +80,18 @@ class Collector {
     int64_t length = info_.input_shape.at(0);
     const std::vector<int64_t> padded = pad_sequences(sequences_, length, encoding_.padding, encoding_.truncating);
     rows_.inputs = torch::tensor(padded, torch::kInt64).reshape({static_cast<int64_t>(sequences_.size()), length});
-    if (words_)
-      log().info("{}: {} words, {} ({:.1f}%) not in the run's vocabulary (read as oov_char {})", printable(input),
-                 words_seen_, unknown_, words_seen_ > 0 ? 100.0 * unknown_ / words_seen_ : 0.0, encoding_.oov_char);
+    if (words_ && words_seen_ > 0) {
+      const std::string counts =
+          fmt::format("{}: {} words, {} ({:.1f}%) not in the run's vocabulary (read as oov_char {})", printable(input),
+                      words_seen_, unknown_, 100.0 * unknown_ / words_seen_, encoding_.oov_char);
+      // Classes of texts the model mostly cannot read are guesses: say so.
+      if (unknown_ * 2 > words_seen_)
+        log().warn("{}; the predictions read mostly unknown words: is the text in the language and domain the run "
+                   "was trained on?",
+                   counts);
+      else
+        log().info("{}", counts);
+    }
     return std::move(rows_);
   }
 

@@ -17,9 +17,11 @@ namespace trainer {
 // of text), a .npy of token ids (2-D, a row a sequence; 1-D for one), or any
 // other file, read as one document of text. Text needs the run's
 // vocabulary: a run trained on word ids (reuters.npz) takes ids only. Throws
-// DataError naming the file (and line) of what it cannot read, or a token
-// id outside the model's vocabulary; under data.on_bad_file: skip, a text
-// file or a JSON line that cannot be read is left out with a warning.
+// DataError naming the file (and line) of what it cannot read, a binary file
+// (a NUL byte), a text without words or an empty list of ids, or a token id
+// outside the model's vocabulary; under data.on_bad_file: skip, a text file
+// or a JSON line that cannot be used is left out with a warning. Texts whose
+// words are mostly unknown to the vocabulary are predicted with a warning.
 RowInputs read_sequence_inputs(const std::string& input, const DataConfig& data, const DataInfo& info,
                                const SequenceEncoding& encoding);
 

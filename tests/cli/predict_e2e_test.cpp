@@ -197,6 +197,15 @@ TEST_CASE("predict: an image model writes full-size images at the inputs' paths,
                                      dir);
     CHECK(skipped.exit_code == 0);
     CHECK_THAT(skipped.err, Catch::Contains("predicted 3 files") && Catch::Contains("1 skipped"));
+    // Every input left out: nothing predicted is a data error, not a success.
+    fs::create_directories(dir + "/broken");
+    fs::copy_file(dir + "/frames/d.png", dir + "/broken/d.png");
+    const auto none = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
+                                   dir + "/broken", "--output", dir + "/none", "--set", "data.on_bad_file=skip"},
+                                  dir);
+    CHECK(none.exit_code == 3);
+    CHECK_THAT(none.err, Catch::Contains(dir + "/broken: nothing to predict: its one file was left out"));
+    CHECK_FALSE(fs::exists(dir + "/none/d.png.png"));
     const auto missing = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
                                       dir + "/nowhere", "--output", dir + "/again"},
                                      dir);

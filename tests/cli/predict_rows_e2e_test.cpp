@@ -186,6 +186,13 @@ TEST_CASE("predict: a table's rows, found by column name, score what validation 
     CHECK_THAT(skipped.err, Catch::Contains("predicted 2 rows") && Catch::Contains("1 skipped"));
     const std::vector<Json> kept = parse_json_lines(read_text(dir + "/out/predictions.jsonl"));
     REQUIRE(kept.size() == 2);
+    std::ofstream(dir + "/all-bad.csv") << "a,b,c\n4,x,6\n";
+    const auto none = run_trainer({"predict", "--checkpoint", checkpoint, "--input", dir + "/all-bad.csv", "--set",
+                                   "data.on_bad_file=skip", "--output", dir + "/none"},
+                                  dir);
+    CHECK(none.exit_code == 3);
+    CHECK_THAT(none.err, Catch::Contains("all-bad.csv: nothing to predict: its one row was left out"));
+    CHECK_FALSE(fs::exists(dir + "/none/predictions.jsonl"));
     CHECK(kept[1]["line"] == 4);
     // An output that exists is not replaced unless asked.
     const auto twice = run_trainer({"predict", "--checkpoint", checkpoint, "--input", dir + "/bad.csv", "--set",
@@ -302,5 +309,42 @@ TEST_CASE("predict: texts numbered with the run's vocabulary, or token ids", "[e
     CHECK(skipped.exit_code == 0);
     CHECK_THAT(skipped.err, Catch::Contains("bad.jsonl:3: expected a list of token ids or a string of text, found an object"));
     CHECK(parse_json_lines(skipped.out).size() == 1);
+  }
+  SECTION("a binary file, a text without words, and texts the vocabulary cannot read") {
+    // Read as words, a binary file would still get a confident class.
+    std::ofstream(dir + "/image.txt", std::ios::binary) << std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+    const auto binary = run_trainer({"predict", "--checkpoint", run, "--input", dir + "/image.txt"}, dir);
+    CHECK(binary.exit_code == 3);
+    CHECK_THAT(binary.err, Catch::Contains(dir + "/image.txt: not text: byte 9 is a NUL"));
+    CHECK(binary.out.empty());
+    std::ofstream(dir + "/blank.txt") << " ,;\n\n";
+    const auto blank = run_trainer({"predict", "--checkpoint", run, "--input", dir + "/blank.txt"}, dir);
+    CHECK(blank.exit_code == 3);
+    CHECK_THAT(blank.err, Catch::Contains(dir + "/blank.txt: holds no words, so there is nothing to classify"));
+    std::ofstream(dir + "/empty.jsonl") << "[]\n";
+    const auto empty = run_trainer({"predict", "--checkpoint", run, "--input", dir + "/empty.jsonl"}, dir);
+    CHECK(empty.exit_code == 3);
+    CHECK_THAT(empty.err, Catch::Contains(dir + "/empty.jsonl:1: an empty list of token ids"));
+    // Under skip, a folder of only such files predicts nothing: a data error.
+    fs::create_directories(dir + "/unusable");
+    fs::copy_file(dir + "/image.txt", dir + "/unusable/a.txt");
+    fs::copy_file(dir + "/blank.txt", dir + "/unusable/b.txt");
+    const auto none = run_trainer(
+        {"predict", "--checkpoint", run, "--input", dir + "/unusable", "--set", "data.on_bad_file=skip"}, dir);
+    CHECK(none.exit_code == 3);
+    CHECK_THAT(none.err, Catch::Contains("skipping " + dir + "/unusable/a.txt: not text") &&
+                             Catch::Contains("skipping " + dir + "/unusable/b.txt: holds no words") &&
+                             Catch::Contains(dir + "/unusable: nothing to predict: all 2 inputs were left out"));
+    // One usable text among them is predicted, with the others counted.
+    std::ofstream(dir + "/unusable/c.txt") << "zzyzx qwxv frobnicate wheat";
+    const auto some = run_trainer(
+        {"predict", "--checkpoint", run, "--input", dir + "/unusable", "--set", "data.on_bad_file=skip"}, dir);
+    INFO(some.err);
+    CHECK(some.exit_code == 0);
+    CHECK(parse_json_lines(some.out).size() == 1);
+    CHECK_THAT(some.err, Catch::Contains("4 words, 3 (75.0%) not in the run's vocabulary") &&
+                             Catch::Contains("the predictions read mostly unknown words") &&
+                             Catch::Contains("predicted 1 sequence") && Catch::Contains("2 skipped"));
+    CHECK_THAT(texts.err, !Catch::Contains("mostly unknown words"));
   }
 }
