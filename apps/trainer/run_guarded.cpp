@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "commands.h"
+#include "distributed/rank_messages.h"
 #include "util/error.h"
 #include "util/logging.h"
 #include "util/torch_compat.h"
@@ -22,9 +23,17 @@ std::string prefix() {
   return log_rank() == 0 ? "trainer" : "trainer [rank " + std::to_string(log_rank()) + "]";
 }
 
+// The last message, its lines starting "trainer:": to the supervisor when
+// there is one, which prints a text every rank wrote once; else to stderr,
+// marked with the rank.
+void tell(const std::string& text) {
+  if (send_message_to_supervisor(text)) return;
+  const std::string shown = log_rank() == 0 ? text : relabel_lines(text, prefix());
+  std::fwrite(shown.data(), 1, shown.size(), stderr);
+}
+
 int fail(ExitCode code, const std::string& message, const std::string& hint = {}) {
-  std::fprintf(stderr, "%s: error: %s\n", prefix().c_str(), message.c_str());
-  if (!hint.empty()) std::fprintf(stderr, "%s: hint: %s\n", prefix().c_str(), hint.c_str());
+  tell("trainer: error: " + message + "\n" + (hint.empty() ? "" : "trainer: hint: " + hint + "\n"));
   return static_cast<int>(code);
 }
 
@@ -38,10 +47,12 @@ int run_guarded(const Action& action, const GlobalOptions& global) {
   } catch (const SilentExit& e) {
     return e.code;
   } catch (const trainer::ConfigError& e) {
-    for (const auto& problem : e.problems()) std::fprintf(stderr, "trainer: config error: %s\n", problem.c_str());
+    std::string text;
+    for (const auto& problem : e.problems()) text += "trainer: config error: " + problem + "\n";
+    tell(text);
     return static_cast<int>(e.code());
   } catch (const trainer::InterruptedError& e) {
-    std::fprintf(stderr, "%s: %s\n", prefix().c_str(), e.what());
+    tell(std::string("trainer: ") + e.what() + "\n");
     return static_cast<int>(e.code());
   } catch (const trainer::Error& e) {
     return fail(e.code(), e.what(), e.hint());

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "distributed/launch_env.h"
+#include "distributed/rank_messages.h"
 #include "util/error.h"
 #include "util/signals.h"
 
@@ -40,9 +41,10 @@ struct Rank {
 };
 
 // Environment for one rank: the supervisor's, with the launch variables set.
-std::vector<std::string> rank_environment(const SupervisorPlan& plan, int local_rank, int port) {
+std::vector<std::string> rank_environment(const SupervisorPlan& plan, int local_rank, int port,
+                                          const std::string& message_file) {
   const std::vector<std::string> ours{"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR",
-                                      "MASTER_PORT", "TRAINER_SUPERVISED", kRunDirVariable,
+                                      "MASTER_PORT", "TRAINER_SUPERVISED", kRunDirVariable, kRankMessageVariable,
                                       "TORCHELASTIC_USE_AGENT_STORE"};
   std::vector<std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {
@@ -63,6 +65,7 @@ std::vector<std::string> rank_environment(const SupervisorPlan& plan, int local_
   // user wins.
   if (std::getenv("GLOG_minloglevel") == nullptr) env.push_back("GLOG_minloglevel=3");
   if (!plan.run_dir.empty()) env.push_back(std::string(kRunDirVariable) + "=" + plan.run_dir);
+  if (!message_file.empty()) env.push_back(std::string(kRankMessageVariable) + "=" + message_file);
   return env;
 }
 
@@ -185,8 +188,8 @@ void report_failure(const SupervisorPlan& plan, const std::vector<Rank>& ranks, 
   const std::string path = plan.run_dir + "/worklog." + std::to_string(cause.rank);
   const std::string tail = last_lines(path, 12);
   if (tail.empty()) {
-    std::fprintf(stderr, "trainer: rank %d wrote nothing to %s (it failed before logging; see above)\n", cause.rank,
-                 path.c_str());
+    std::fprintf(stderr, "trainer: rank %d wrote nothing to %s (it failed before opening it; its message is above)\n",
+                 cause.rank, path.c_str());
     return;
   }
   std::fprintf(stderr, "trainer: last lines of %s:\n", path.c_str());
@@ -197,6 +200,21 @@ void report_failure(const SupervisorPlan& plan, const std::vector<Rank>& ranks, 
     if (end == std::string::npos) break;
     start = end + 1;
   }
+}
+
+// The ranks' last messages, each text once: the failure's cause first, then
+// in the order the ranks ended.
+void print_rank_messages(const std::vector<Rank>& ranks, const Rank* cause, const RankMessageFiles& files) {
+  std::vector<const Rank*> order;
+  for (const auto& rank : ranks) order.push_back(&rank);
+  std::stable_sort(order.begin(), order.end(), [&](const Rank* a, const Rank* b) {
+    if ((a == cause) != (b == cause)) return a == cause;
+    return a->ended < b->ended;
+  });
+  std::vector<RankMessage> messages;
+  for (const Rank* rank : order) messages.push_back({rank->rank, files.read(rank->rank)});
+  const std::string text = merged_rank_messages(messages);
+  std::fwrite(text.data(), 1, text.size(), stderr);
 }
 
 // Rank 0 writes config.yaml first thing once the run starts: a directory
@@ -244,11 +262,12 @@ int supervise(const SupervisorPlan& plan) {
   install_signal_counters();
   install_requeue_handler(plan.requeue_signal);
   bool requeue_passed_on = false;
+  const RankMessageFiles messages;
   std::vector<Rank> ranks(static_cast<size_t>(plan.local_ranks));
   for (int local = 0; local < plan.local_ranks; ++local) {
     auto& rank = ranks[static_cast<size_t>(local)];
     rank.rank = plan.node_rank * plan.local_ranks + local;
-    rank.pid = start_rank(plan.argv, rank_environment(plan, local, port));
+    rank.pid = start_rank(plan.argv, rank_environment(plan, local, port, messages.path_for(rank.rank)));
     rank.running = true;
   }
   int forwarded = 0;
@@ -297,6 +316,7 @@ int supervise(const SupervisorPlan& plan) {
         if (rank.running) kill(rank.pid, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  print_rank_messages(ranks, root_cause(ranks), messages);
   if (const Rank* cause = root_cause(ranks)) {
     report_failure(plan, ranks, *cause);
     remove_unstarted_run_dir(plan.run_dir);

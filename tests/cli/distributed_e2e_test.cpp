@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <thread>
 
@@ -394,6 +395,24 @@ TEST_CASE("start-up problems fail fast with a clear message", "[dist][e2e][error
     CHECK_THAT(e1.err, Catch::Contains("rank 1 was started for 2 ranks, rank 0 for 3"));
     CHECK_THAT(e0.err, Catch::Contains("another rank refused to join: rank 1 was started for 2 ranks"));
     CHECK(seconds_since(start) < within(15));
+  }
+  SECTION("a config error every rank finds is printed once, as one process prints it") {
+    const std::string bn = dir + "/bn.yaml";
+    std::ofstream(bn) << "data:\n  dataset: synthetic\n"
+                      << "  synthetic: {train_samples: 65, valid_samples: 8, shape: [8], classes: 3}\n"
+                      << "model:\n  layers:\n    - {type: dense, units: 8}\n    - {type: batchnorm}\n"
+                      << "    - {type: dense, units: classes, activation: softmax}\n"
+                      << "train: {epochs: 1, batch_size: 32}\nlog: {dir: " << dir << "/bn-runs}\n";
+    const auto result = wait_trainer(spawn_trainer({"run", bn, "--devices", "cpu,cpu"}, dir), dir);
+    INFO(result.err);
+    CHECK(result.exit_code == 2);
+    const std::string line = "trainer: config error: train.batch_size: 32 over 65 training samples and 2 ranks";
+    const size_t first = result.err.find(line);
+    CHECK(first != std::string::npos);
+    CHECK(result.err.find(line, first + 1) == std::string::npos);
+    CHECK_THAT(result.err, !Catch::Contains("[rank 1]"));
+    // Whichever rank ended first is named first.
+    CHECK_THAT(result.err, Catch::Contains(") exited with code 2; rank ") && Catch::Contains(" exited with code 2\n"));
   }
   SECTION("an inconsistent environment is a usage error") {
     const auto bad = wait_trainer(spawn_trainer({"run", experiment}, dir, {"RANK=3", "WORLD_SIZE=2", "MASTER_PORT=1"}), dir);
