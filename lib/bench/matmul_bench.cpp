@@ -3,9 +3,14 @@
 #include <algorithm>
 
 #include "device/cpu_info.h"
+#include "device/device_memory.h"
 #include "device/device_select.h"
+#include "device/gpu.h"
+#include "device/host_memory.h"
 #include "util/error.h"
+#include "util/read_file.h"
 #include "util/stopwatch.h"
+#include "util/torch_compat.h"
 
 namespace trainer {
 namespace {
@@ -29,6 +34,42 @@ void require_matmul_support(const torch::Device& device, torch::ScalarType type,
   }
 }
 
+constexpr const char* kSmallerShape = "a smaller --shape: the product C is M x N, and the default 10000x100x100000 "
+                                     "needs about 4 GiB in fp32";
+
+std::string shape_text(const MatmulShape& shape) {
+  return std::to_string(shape.m) + "x" + std::to_string(shape.k) + "x" + std::to_string(shape.n);
+}
+
+// Refuses, before allocating, a shape whose matrices cannot fit: A, B and
+// the product C on the device, and the float32 inputs generated on the
+// host (the same numbers on every device). A refused allocation part way
+// would take the machine's memory first, and a shared server's with it.
+void check_matmul_fits(const torch::Device& device, torch::ScalarType type, const std::string& dtype,
+                       const MatmulShape& shape) {
+  const double elements = static_cast<double>(shape.m) * shape.k + static_cast<double>(shape.k) * shape.n +
+                          static_cast<double>(shape.m) * shape.n;
+  const double larger_input = std::max(static_cast<double>(shape.m) * shape.k, static_cast<double>(shape.k) * shape.n);
+  const double on_device = elements * static_cast<double>(c10::elementSize(type));
+  // A float32 input is generated, then converted (a no-op for fp32 on a CPU).
+  const double on_host =
+      (device.is_cpu() ? on_device : 0) + (device.is_cpu() && type == torch::kFloat32 ? 0 : 4 * larger_input);
+  const auto refuse = [&](const std::string& where, double needed, int64_t available) {
+    // Dimensions in the billions overflow any byte count.
+    const std::string size = needed < 9e18 ? byte_size_text(static_cast<uint64_t>(needed)) : "more than 8 EiB";
+    throw OutOfMemoryError("--shape " + shape_text(shape) + " in " + dtype + " needs " + size + " on " + where +
+                               " for A, B and C; " +
+                               byte_size_text(static_cast<uint64_t>(available)) + " is available there",
+                           kSmallerShape);
+  };
+  if (const auto host = available_host_memory(); host && on_host > static_cast<double>(*host))
+    refuse(device.is_cpu() ? "cpu" : "the host", on_host, *host);
+  if (device.is_cuda())
+    for (const GpuInfo& gpu : query_gpus())
+      if (gpu.index == device.index() && on_device > static_cast<double>(gpu.free_bytes))
+        refuse("gpu:" + std::to_string(gpu.index), on_device, gpu.free_bytes);
+}
+
 // The sum in double, a slab of rows at a time: a float64 copy of the whole
 // product (8 GB at the default shape) would cost more than the product.
 double checksum(const torch::Tensor& product) {
@@ -46,13 +87,23 @@ MatmulResult run_matmul_bench(const std::string& device_name, const std::string&
   const torch::Device device = resolve_device(device_name);
   const torch::ScalarType type = scalar_type_of(dtype);
   require_matmul_support(device, type, dtype);
+  check_matmul_fits(device, type, dtype, shape);
   torch::NoGradGuard no_grad;
   // The same inputs on every device, so the checksums compare.
   auto generator_options = torch::TensorOptions().dtype(torch::kFloat32);
   torch::manual_seed(1234);
-  const auto a = torch::rand({shape.m, shape.k}, generator_options).to(device, type);
-  const auto b = torch::rand({shape.k, shape.n}, generator_options).to(device, type);
-  auto product = torch::empty({shape.m, shape.n}, torch::dtype(type).device(device));
+  torch::Tensor a, b, product;
+  try {
+    a = torch::rand({shape.m, shape.k}, generator_options).to(device, type);
+    b = torch::rand({shape.k, shape.n}, generator_options).to(device, type);
+    product = torch::empty({shape.m, shape.n}, torch::dtype(type).device(device));
+  } catch (const c10::OutOfMemoryError& e) {
+    throw device_out_of_memory(device, e.what_without_backtrace(), kSmallerShape);
+  } catch (const c10::Error& e) {
+    // What is available can shrink between the check and the allocation.
+    if (!compat::is_cpu_allocation_failure(e)) throw;
+    throw device_out_of_memory(device, e.what_without_backtrace(), kSmallerShape);
+  }
   torch::mm_out(product, a, b);  // warm-up: kernels chosen, memory touched
   synchronize(device);
   std::vector<double> seconds;

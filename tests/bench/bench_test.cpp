@@ -51,6 +51,17 @@ TEST_CASE("trainer bench times a matrix product and prints a checksum", "[device
     CHECK(gpu.exit_code == 5);
     CHECK_THAT(gpu.err, Catch::Contains("gpu:99"));
   }
+  SECTION("a shape too large for this machine is refused before anything is allocated") {
+    // 2.7 x 10^11 fp32 elements: about 1 TiB, beyond what a test machine has.
+    const auto huge = run_trainer({"bench", "--shape", "300000x300000x300000", "--repeat", "1"}, dir);
+    CHECK(huge.exit_code == 6);
+    CHECK_THAT(huge.err, Catch::Contains("--shape 300000x300000x300000 in fp32 needs 1005.8 GiB on cpu for A, B and C") &&
+                             Catch::Contains("is available there") && Catch::Contains("hint: a smaller --shape"));
+    CHECK_THAT(huge.err, !Catch::Contains("train.batch_size"));
+    const auto absurd = run_trainer({"bench", "--shape", "9000000000x9000000000x9000000000"}, dir);
+    CHECK(absurd.exit_code == 6);
+    CHECK_THAT(absurd.err, Catch::Contains("needs more than 8 EiB on cpu"));
+  }
   SECTION("malformed options are usage errors") {
     CHECK(run_trainer({"bench", "--shape", "8x8"}, dir).exit_code == 2);
     CHECK(run_trainer({"bench", "--dtype", "fp64", "--shape", "8x8x8"}, dir).exit_code == 2);
