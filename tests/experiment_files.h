@@ -74,4 +74,17 @@ log: {dir: )" << dir << "/runs, run_name: full}\n";
   return path;
 }
 
+// DIR/bn.yaml: a dense layer, then a batchnorm over its one value a
+// channel, trained for one epoch of batch 32 on `train_samples` samples (33
+// leaves the last batch one sample), its runs under DIR/runs.
+inline std::string write_batchnorm_experiment(const std::string& dir, int64_t train_samples) {
+  const std::string path = dir + "/bn.yaml";
+  std::ofstream(path) << "data:\n  dataset: synthetic\n  synthetic: {train_samples: " << train_samples
+                      << ", valid_samples: 8, shape: [8], classes: 3}\n"
+                      << "model:\n  layers:\n    - {type: dense, units: 8}\n    - {type: batchnorm}\n"
+                      << "    - {type: dense, units: classes, activation: softmax}\n"
+                      << "train: {epochs: 1, batch_size: 32}\nlog: {dir: " << dir << "/runs}\n";
+  return path;
+}
+
 }  // namespace trainer::testing

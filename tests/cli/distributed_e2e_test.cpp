@@ -10,7 +10,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <thread>
 
@@ -397,12 +396,8 @@ TEST_CASE("start-up problems fail fast with a clear message", "[dist][e2e][error
     CHECK(seconds_since(start) < within(15));
   }
   SECTION("a config error every rank finds is printed once, as one process prints it") {
-    const std::string bn = dir + "/bn.yaml";
-    std::ofstream(bn) << "data:\n  dataset: synthetic\n"
-                      << "  synthetic: {train_samples: 65, valid_samples: 8, shape: [8], classes: 3}\n"
-                      << "model:\n  layers:\n    - {type: dense, units: 8}\n    - {type: batchnorm}\n"
-                      << "    - {type: dense, units: classes, activation: softmax}\n"
-                      << "train: {epochs: 1, batch_size: 32}\nlog: {dir: " << dir << "/bn-runs}\n";
+    // 65 samples over 2 ranks of batch 32: the last step leaves rank 0 one sample.
+    const std::string bn = write_batchnorm_experiment(dir, 65);
     const auto result = wait_trainer(spawn_trainer({"run", bn, "--devices", "cpu,cpu"}, dir), dir);
     INFO(result.err);
     CHECK(result.exit_code == 2);

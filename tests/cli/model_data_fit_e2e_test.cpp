@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "cli_runner.h"
+#include "experiment_files.h"
 
 using namespace trainer::testing;
 namespace fs = std::filesystem;
@@ -56,12 +57,7 @@ TEST_CASE("an embedding smaller than the vocabulary of reuters keeping every wor
 TEST_CASE("a batchnorm over one value a channel is exit 2 when the epoch's last batch would be one sample",
           "[e2e][errors][batchnorm]") {
   const std::string dir = fresh_dir("e2e-batch-of-one");
-  const std::string path = dir + "/bn.yaml";
-  std::ofstream(path) << "data:\n  dataset: synthetic\n"
-                      << "  synthetic: {train_samples: 33, valid_samples: 8, shape: [8], classes: 3}\n"
-                      << "model:\n  layers:\n    - {type: dense, units: 8}\n    - {type: batchnorm}\n"
-                      << "    - {type: dense, units: classes, activation: softmax}\n"
-                      << "train: {epochs: 1, batch_size: 32}\nlog: {dir: " << dir << "/runs}\n";
+  const std::string path = write_batchnorm_experiment(dir, 33);
   const auto result = run_trainer({"run", path}, dir);
   CHECK(result.exit_code == 2);
   CHECK_THAT(result.err, Catch::Contains("train.batch_size: 32 over 33 training samples leaves the epoch's last "
