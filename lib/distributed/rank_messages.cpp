@@ -1,14 +1,12 @@
 #include "distributed/rank_messages.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/read_file.h"
 
 namespace trainer {
 namespace {
@@ -37,20 +35,13 @@ std::string relabel_lines(const std::string& text, const std::string& label) {
 bool send_message_to_supervisor(const std::string& text) {
   const char* path = std::getenv(kRankMessageVariable);
   if (path == nullptr || *path == '\0') return false;
-  const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return false;
-  size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
+  try {
+    // Whole or absent: a part would be printed as if it were the message.
+    write_file_atomic(path, text);
+    return true;
+  } catch (const IoError&) {
+    return false;
   }
-  const bool closed = ::close(fd) == 0;
-  if (written == text.size() && closed) return true;
-  // A part written would be printed as if whole: leave none of it.
-  ::unlink(path);
-  return false;
 }
 
 std::string merged_rank_messages(const std::vector<RankMessage>& messages) {
@@ -92,8 +83,7 @@ std::string RankMessageFiles::path_for(int rank) const {
 
 std::string RankMessageFiles::read(int rank) const {
   if (folder_.empty()) return {};
-  std::ifstream in(path_for(rank), std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return read_text_file(path_for(rank)).value_or("");
 }
 
 }  // namespace trainer
