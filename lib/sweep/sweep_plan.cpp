@@ -3,6 +3,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <random>
 #include <set>
 
@@ -33,6 +37,34 @@ std::string path_safe(const std::string& value) {
     else out += c;
   }
   return out.size() > 60 ? out.substr(0, 60) : out;
+}
+
+// The value a list item stands for: its number when it reads as one (0.1,
+// 0.10 and 1e-1 are one learning rate), else its YAML text.
+std::string value_key(const std::string& text) {
+  char* end = nullptr;
+  const double number = std::strtod(text.c_str(), &end);
+  if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(number)) {
+    char key[40];
+    std::snprintf(key, sizeof key, "%.17g", number);
+    return key;
+  }
+  return text;
+}
+
+// A value listed twice would train the same point twice, to the same
+// result: most likely a slip (0.01 for 0.001).
+void check_no_repeats(const std::string& set, const std::vector<std::string>& values) {
+  std::map<std::string, std::string> seen;  // key -> the first spelling
+  for (const std::string& value : values) {
+    const auto [first, fresh] = seen.emplace(value_key(value), value);
+    if (fresh) continue;
+    const std::string repeat =
+        first->second == value ? value + " is listed twice" : first->second + " and " + value + " are one value";
+    throw UsageError("--set " + set + ": " + repeat + "; the two points would train the same config to the same result",
+                     "list each value once; to repeat a point with other seeds, make the seed an axis: "
+                     "--set experiment.seed=[1,2,3]");
+  }
 }
 
 }  // namespace
@@ -115,6 +147,7 @@ SweepPlan plan_sweep(const std::vector<std::string>& sets) {
     if (value.size() == 0) throw UsageError("--set " + set + ": an axis needs at least one value");
     SweepAxis sweep_axis{key, {}, std::nullopt, {}};
     for (const auto& item : value) sweep_axis.values.push_back(flow_text(item));
+    check_no_repeats(set, sweep_axis.values);
     plan.axes.push_back(std::move(sweep_axis));
   }
   if (plan.axes.empty())

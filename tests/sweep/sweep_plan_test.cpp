@@ -22,7 +22,7 @@ std::string usage_error(const std::vector<std::string>& sets) {
   try {
     plan_sweep(sets);
   } catch (const UsageError& e) {
-    return e.what();
+    return std::string(e.what()) + " (hint: " + e.hint() + ")";
   }
   return "no error";
 }
@@ -95,6 +95,18 @@ TEST_CASE("a sweep without an axis, a key twice or a value that is not YAML is a
   CHECK_THAT(usage_error({"=[1]"}), Catch::Contains("expected KEY=VALUE"));
   CHECK_THAT(usage_error({"optimizer.lr=[0.1"}), Catch::Contains("not valid YAML"));
   CHECK_THAT(usage_error({"optimizer.lr=[]"}), Catch::Contains("at least one value"));
+}
+
+TEST_CASE("an axis listing one value twice is a usage error, however the number is spelled", "[sweep]") {
+  CHECK_THAT(usage_error({"optimizer.lr=[0.1,0.01,0.1]"}),
+             Catch::Contains("--set optimizer.lr=[0.1,0.01,0.1]: 0.1 is listed twice") &&
+                 Catch::Contains("experiment.seed=[1,2,3]"));
+  CHECK_THAT(usage_error({"optimizer.lr=[0.1,1e-1]"}), Catch::Contains("0.1 and 1e-1 are one value"));
+  CHECK_THAT(usage_error({"optimizer.name=[adam,sgd,adam]"}), Catch::Contains("adam is listed twice"));
+  // Values that only look alike are distinct points.
+  CHECK(plan_sweep({"optimizer.lr=[0.1,0.01,0.001]"}).points.size() == 3);
+  CHECK(plan_sweep({"model.layers.0.units=[16,160]"}).points.size() == 2);
+  CHECK(plan_sweep({"optimizer.name=[adam,adamw]"}).points.size() == 2);
 }
 
 TEST_CASE("a range axis is drawn from with --random K, the same points for a seed", "[sweep]") {
