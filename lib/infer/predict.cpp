@@ -124,7 +124,8 @@ int64_t run_predict(const ExperimentConfig& config, const PredictOptions& option
   } else if (!options.output.empty()) {
     outputs.push_back((fs::path(options.output) / "predictions.jsonl").string());
   }
-  check_no_existing_outputs(outputs, options.overwrite);
+  check_no_existing_outputs(outputs, options.overwrite,
+                            {{options.input, "the input"}, {options.checkpoint, "the checkpoint"}});
   const auto [budget, budget_source] = image_memory_budget(config, device);
   const std::string refusal = forward_graphs_refusal(config, model, device);
   if (device.is_cuda() && !refusal.empty()) log().info("cuda_graph: predict runs eagerly ({})", refusal);

@@ -58,13 +58,15 @@ std::vector<std::string> image_output_names(const std::vector<std::string>& rela
   return names;
 }
 
-void check_no_existing_outputs(const std::vector<std::string>& paths, bool overwrite) {
+void check_no_existing_outputs(const std::vector<std::string>& paths, bool overwrite,
+                               const std::vector<ReadFile>& inputs) {
   std::string first;
   int64_t existing = 0;
   for (const std::string& path : paths) {
     std::error_code error;
     if (!fs::exists(fs::symlink_status(path, error))) continue;
     check_replaceable(path);
+    check_not_an_input("the output", path, inputs);
     if (first.empty()) first = path;
     ++existing;
   }

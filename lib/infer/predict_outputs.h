@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "util/input_guard.h"
+
 namespace trainer {
 
 // Throws UsageError when the output folder is the input folder, lies inside
@@ -24,8 +26,11 @@ std::vector<std::string> image_output_names(const std::vector<std::string>& rela
 
 // Throws UsageError naming the first of `paths` that exists (and how many
 // do), unless `overwrite`; whatever exists must be a regular file trainer
-// may replace (atomic_file.h's check_replaceable) even then.
-void check_no_existing_outputs(const std::vector<std::string>& paths, bool overwrite);
+// may replace (atomic_file.h's check_replaceable) and none of `inputs` (a
+// single input file in the output folder: photos/a.png -> photos/a.png),
+// even then.
+void check_no_existing_outputs(const std::vector<std::string>& paths, bool overwrite,
+                               const std::vector<ReadFile>& inputs);
 
 // Throws DataError when nothing was predicted because all `skipped` inputs
 // (`noun`s: "file", "row") were left out under data.on_bad_file: skip: exit

@@ -65,7 +65,8 @@ int64_t run_predict_rows(const ExperimentConfig& config, const PredictOptions& o
   if (!options.output.empty()) {
     check_output_folder(options.input, options.output, input_is_folder);
     outputs.push_back((fs::path(options.output) / "predictions.jsonl").string());
-    check_no_existing_outputs(outputs, options.overwrite);
+    check_no_existing_outputs(outputs, options.overwrite,
+                            {{options.input, "the input"}, {options.checkpoint, "the checkpoint"}});
   }
   const RecordedInputs recorded = recorded_inputs(config, options.run_dir);
   const DataInfo& info = recorded.info;

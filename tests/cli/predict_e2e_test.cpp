@@ -145,6 +145,14 @@ TEST_CASE("predict: an image model writes full-size images at the inputs' paths,
       CHECK_THAT(inside.err, Catch::Contains("the input folder " + dir + "/frames"));
     }
     CHECK(read_text(dir + "/frames/a.png") == before);
+    // One input file, its output folder where it lies: its output would be
+    // the input itself, refused even with --overwrite.
+    const auto itself = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
+                                     dir + "/frames/a.png", "--output", dir + "/frames", "--overwrite"},
+                                    dir);
+    CHECK(itself.exit_code == 2);
+    CHECK_THAT(itself.err, Catch::Contains(dir + "/frames/a.png is the input") && Catch::Contains("replace it"));
+    CHECK(read_text(dir + "/frames/a.png") == before);
     const auto again = run_trainer({"predict", dir + "/deblur.yaml", "--checkpoint", checkpoint, "--input",
                                     dir + "/frames", "--output", dir + "/restored"},
                                    dir);
