@@ -2,6 +2,7 @@
 
 #include "commands.h"
 #include "report/html_report.h"
+#include "runs/kept_run_file.h"
 #include "util/logging.h"
 
 namespace trainer::app {
@@ -18,6 +19,7 @@ void add_report_command(CLI::App& app, Action& selected) {
   command->add_option("-o,--output", options->output, "The HTML file to write; - for standard output")->capture_default_str();
   command->callback([options, &selected] {
     selected = [options] {
+      if (options->output != "-") check_not_a_kept_run_file("-o", options->output);
       write_report(options->run_dirs, options->output);
       log().info("wrote {} ({} run{})", options->output == "-" ? "the report to standard output" : options->output,
                  options->run_dirs.size(),

@@ -8,10 +8,12 @@
 
 #include "commands.h"
 #include "config/config_loader.h"
+#include "runs/kept_run_file.h"
 #include "tune/lr_range.h"
 #include "tune/speed_tune.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/input_guard.h"
 #include "util/logging.h"
 
 namespace trainer::app {
@@ -34,13 +36,26 @@ void print(const std::string& text) {
   std::fflush(stdout);
 }
 
+// Before minutes of steps, not after: `output` (named `option` in messages)
+// can be written, and is neither a file the experiment is made of (a tuned
+// file over its own experiment would extend itself) nor one a run keeps.
+void check_output(const std::string& option, const std::string& output, const std::string& experiment_file) {
+  check_replaceable(output);
+  check_not_a_kept_run_file(option, output);
+  const std::vector<std::string> files = experiment_files(experiment_file);
+  std::vector<ReadFile> inputs;
+  for (size_t i = 0; i < files.size(); ++i)
+    inputs.push_back({files[i], i == 0 ? "the experiment file" : "a file the experiment extends"});
+  check_not_an_input(option, output, inputs);
+}
+
 void find_lr(const TuneArgs& args) {
   LrRangeOptions range = args.range;
   if (args.steps > 0) range.steps = std::max<int64_t>(args.steps, 5);
   if (range.max_lr <= range.min_lr)
     throw UsageError("--max-lr " + std::to_string(range.max_lr) + " is not above --min-lr " +
                      std::to_string(range.min_lr));
-  if (!args.output.empty()) check_replaceable(args.output);  // before minutes of steps, not after
+  if (!args.output.empty()) check_output("-o", args.output, args.experiment.file);
   const ExperimentConfig config = load_experiment(args.experiment.file, args.experiment.overrides);
   const LrRangeCurve curve = run_lr_range_test(config, range);
   print(args.json ? format_lr_range_json(curve) : format_lr_range_text(curve));
@@ -58,7 +73,7 @@ std::string default_tuned_path(const std::string& file) {
 
 void tune_settings(const TuneArgs& args) {
   const std::string output = args.output.empty() ? default_tuned_path(args.experiment.file) : args.output;
-  check_replaceable(output);
+  check_output(args.output.empty() ? "the tuned file" : "-o", output, args.experiment.file);
   SpeedTuneOptions options;
   if (args.steps > 0) options.steps = args.steps;
   options.warmup = args.warmup;

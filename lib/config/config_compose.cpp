@@ -132,6 +132,7 @@ YAML::Node merge(const YAML::Node& base, const YAML::Node& top, const std::strin
 YAML::Node compose(const std::string& text, const std::string& file, std::vector<std::string>& chain,
                    ReadContext& context) {
   chain.push_back(file);
+  context.note_file(file);
   YAML::Node root = parse_document(text, file);
   expand_tree(root, "", file, context);
   expand_section_shorthands(root);

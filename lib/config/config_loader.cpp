@@ -137,6 +137,12 @@ ExperimentConfig load_experiment(const std::string& path, const std::vector<std:
   return parse_experiment(read_experiment_text(path), path, overrides);
 }
 
+std::vector<std::string> experiment_files(const std::string& path) {
+  ReadContext context(path);
+  compose_experiment(read_experiment_text(path), path, context);
+  return context.files();
+}
+
 ExperimentConfig load_recorded_experiment(const std::string& path, const std::vector<std::string>& overrides) {
   ReadContext context(path);
   context.ignore_foreign_keys();

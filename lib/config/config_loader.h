@@ -29,6 +29,11 @@ ExperimentConfig parse_experiment_in(const std::string& yaml_text, const std::ve
 // `path` as text; UsageError when it cannot be read.
 std::string read_experiment_text(const std::string& path);
 
+// The files the experiment in `path` is made of: `path`, then each file it
+// `extends:`, in turn (a writer checks its output against them). Throws
+// what load_experiment throws for a file that cannot be read or composed.
+std::vector<std::string> experiment_files(const std::string& path);
+
 struct ExplainedKey {
   std::string key;     // "optimizer.lr"
   std::string value;   // as YAML flow text: "0.01", "[accuracy, top5]"

@@ -21,6 +21,9 @@ class ReadContext {
   // The value at `path` (and what it holds) came from `file` (`extends:`);
   // a path without a note of its own or of an enclosing path is the main file's.
   void note_source(const std::string& path, const std::string& file);
+  // Every file read, the experiment first, then each it `extends:` in turn.
+  void note_file(const std::string& file) { files_.push_back(file); }
+  const std::vector<std::string>& files() const { return files_; }
   // Where the value read at exactly `path` came from; "" when it was not read (a default).
   std::string recorded_location(const std::string& path) const;
   // Location of a value read earlier, or of the nearest enclosing one.
@@ -47,6 +50,7 @@ class ReadContext {
   std::map<std::string, std::string> locations_;
   std::map<std::string, std::string> sources_;  // path -> file, from note_source
   std::vector<std::string> problems_;
+  std::vector<std::string> files_;
   bool ignore_foreign_keys_ = false;
 };
 

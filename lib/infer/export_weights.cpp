@@ -8,8 +8,10 @@
 #include "runs/checkpoint.h"
 #include "train/experiment_setup.h"
 #include "formats/weights_file.h"
+#include "runs/kept_run_file.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/input_guard.h"
 
 namespace trainer {
 namespace {
@@ -44,14 +46,32 @@ NamedArray to_array(const std::string& name, torch::Tensor tensor, WeightsFormat
 
 }  // namespace
 
-ExportedWeights export_weights(const ExperimentConfig& config, const std::string& checkpoint, WeightsFormat format,
-                               const std::string& out) {
+WeightsFormat weights_format_for(const std::string& format_option, const std::string& out) {
+  const std::string extension = std::filesystem::path(out).extension().string();
+  const std::string named = extension == ".npz" ? "npz" : extension == ".safetensors" ? "safetensors" : "";
+  if (format_option.empty()) return named == "npz" ? WeightsFormat::kNpz : WeightsFormat::kSafetensors;
+  if (!named.empty() && named != format_option)
+    throw UsageError("--format " + format_option + " and -o " + out + " disagree: the file would be named " + named +
+                         " and hold " + format_option,
+                     "leave --format out (the extension decides), or name the file " +
+                         std::filesystem::path(out).replace_extension(format_option).string());
+  return format_option == "npz" ? WeightsFormat::kNpz : WeightsFormat::kSafetensors;
+}
+
+ExportedWeights export_weights(const ExperimentConfig& config, const std::string& checkpoint,
+                               const std::string& experiment_file, WeightsFormat format, const std::string& out) {
   ExportedWeights result;
   result.weights = out;
   result.config = (std::filesystem::path(out).parent_path() / std::filesystem::path(out).stem()).string() + ".config.yaml";
-  // Both files are refused before either is written: no half export.
-  check_replaceable(result.weights);
-  check_replaceable(result.config);
+  // Both files are refused before either is written: no half export, and
+  // neither replaces what it is made from.
+  const std::vector<ReadFile> inputs = {{checkpoint, "the checkpoint"}, {experiment_file, "the experiment file"}};
+  for (const std::string& path : {result.weights, result.config}) {
+    const std::string option = path == result.weights ? "-o" : "the config file beside -o,";
+    check_replaceable(path);
+    check_not_a_kept_run_file(option, path);
+    check_not_an_input(option, path, inputs);
+  }
   Model model = build_model_from_description(config, "export").model;
   load_weights_to_use(checkpoint, model, config, torch::kCPU);
   // The state dict's order and names: parameters, then buffers (batch norm's running statistics).

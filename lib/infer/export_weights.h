@@ -18,10 +18,17 @@ struct ExportedWeights {
   int64_t bytes = 0;    // the tensors' data
 };
 
-// Throws DataError when the data set cannot be described (the model's
-// shapes come from it), IoError when a file cannot be written, and what
-// load_checkpoint throws.
-ExportedWeights export_weights(const ExperimentConfig& config, const std::string& checkpoint, WeightsFormat format,
-                               const std::string& out);
+// The format `--format` names, or, when it names none, the one OUT's
+// extension names (.npz; safetensors for any other). UsageError when the
+// two disagree: a .npz holding safetensors would fail in numpy.load.
+WeightsFormat weights_format_for(const std::string& format_option, const std::string& out);
+
+// `experiment_file`: the file `config` was read from. Throws UsageError
+// when either output is the checkpoint, that file, or a file a run keeps
+// (before anything is written); DataError when the data set cannot be
+// described (the model's shapes come from it), IoError when a file cannot
+// be written, and what load_checkpoint throws.
+ExportedWeights export_weights(const ExperimentConfig& config, const std::string& checkpoint,
+                               const std::string& experiment_file, WeightsFormat format, const std::string& out);
 
 }  // namespace trainer

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 #include "report/svg_chart.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/input_guard.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -269,7 +271,16 @@ std::string render_report(const std::vector<RunFiles>& runs) {
 
 void write_report(const std::vector<std::string>& run_dirs, const std::string& output) {
   std::vector<RunFiles> runs;
-  if (output != "-") check_replaceable(output);
+  if (output != "-") {
+    check_replaceable(output);
+    // The page must not replace what it is drawn from (RUN/metrics.jsonl).
+    std::vector<ReadFile> inputs;
+    for (const std::string& dir : run_dirs)
+      for (const char* name : {"metrics.jsonl", "steps.jsonl", "run.json", "config.yaml"})
+        inputs.push_back({(std::filesystem::path(dir) / name).string(),
+                          std::string("the ") + name + " of the run " + printable(dir)});
+    check_not_an_input("-o", output, inputs);
+  }
   for (const std::string& dir : run_dirs) runs.push_back(read_run_files(dir));
   const std::string html = render_report(runs);
   if (output != "-") {

@@ -58,6 +58,10 @@ TEST_CASE("extends: a chain of files, the later keys over the earlier, lists rep
   CHECK(config.train.batch_size.value == 8);      // top, beside mid's epochs
   CHECK(config.metrics == std::vector<std::string>{"accuracy"});  // replaced, not appended
   CHECK(config.model.layers.size() == 2);   // base
+  // What a writer checks its output against: every file of the chain, in turn.
+  CHECK(experiment_files(dir + "/top.yaml") ==
+        std::vector<std::string>{dir + "/top.yaml", dir + "/mid/lr.yaml", dir + "/base.yaml"});
+  CHECK(experiment_files(dir + "/base.yaml") == std::vector<std::string>{dir + "/base.yaml"});
 
   SECTION("a problem in a base file is reported at its own file and line") {
     std::ofstream(dir + "/base.yaml", std::ios::app) << "optimizer: {nme: adam}\n";
