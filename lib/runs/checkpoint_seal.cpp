@@ -79,6 +79,15 @@ std::string seal_checkpoint(const std::string& archive, const std::string& path)
 Seal verify_checkpoint(const std::string& bytes, const std::string& path) {
   const std::string hint = "the file was damaged after it was written (disk, copy or transfer); resume from an "
                            "older checkpoint of the run";
+  // Every LibTorch archive starts with a zip member's header: a file that
+  // does not is another kind of file (a config, an export, an old pickled
+  // torch.save) named by mistake, not a damaged checkpoint.
+  if (bytes.compare(0, 4, std::string("PK\x03\x04", 4)) != 0)
+    throw UnusableCheckpoint("checkpoint " + path + " is not a checkpoint: " +
+                                 (bytes.empty() ? std::string("it is empty")
+                                                : "it does not begin as a zip archive, as LibTorch's .pt files do"),
+                             "name a checkpoint (.pt) a trainer run wrote, or its run directory; weights exported "
+                             "as .safetensors or .npz start a run through model.init_from");
   try {
     // The seal first: whatever the damage, it is the clearest account.
     const ZipEnd end = find_zip_end(bytes, path);

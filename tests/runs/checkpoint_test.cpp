@@ -126,6 +126,20 @@ TEST_CASE("checkpoints are sealed: a damaged one is refused, LibTorch still read
   SECTION("truncated") {
     write_bytes(dir + "/c.pt", bytes.substr(0, bytes.size() - 100));
     CHECK_THROWS_AS(load_checkpoint(dir + "/c.pt", *restored, nullptr), UnusableCheckpoint);
+    CHECK_THROWS_WITH(load_checkpoint(dir + "/c.pt", *restored, nullptr), !Catch::Contains("is not a checkpoint"));
+  }
+  SECTION("another kind of file is not called a damaged checkpoint") {
+    for (const std::string& other : {std::string("experiment: {name: x}\n"), std::string()}) {
+      write_bytes(dir + "/c.pt", other);
+      try {
+        load_checkpoint(dir + "/c.pt", *restored, nullptr);
+        FAIL("loaded");
+      } catch (const UnusableCheckpoint& e) {
+        CHECK_THAT(e.what(), Catch::Contains("checkpoint " + dir + "/c.pt is not a checkpoint: it ") &&
+                                 Catch::Contains(other.empty() ? "is empty" : "does not begin as a zip archive"));
+        CHECK_THAT(e.hint(), Catch::Contains("model.init_from") && !Catch::Contains("damaged"));
+      }
+    }
   }
 }
 
