@@ -1,4 +1,9 @@
 #include "data/dataset_loaders.h"
+
+#include <cstdio>
+#include <new>
+
+#include "util/error.h"
 #include "util/torch_compat.h"
 
 namespace trainer {
@@ -21,6 +26,28 @@ TensorDataset make_split(const SyntheticConfig& config, int64_t samples, const t
   return split;
 }
 
+// make_split, with a refused allocation told as the data set's size and
+// the key that sets it, not as the allocator's internal error.
+TensorDataset make_split_or_explain(const SyntheticConfig& config, int64_t samples, const std::string& key,
+                                    const torch::Tensor& teacher, at::Generator& generator) {
+  try {
+    return make_split(config, samples, teacher, generator);
+  } catch (const c10::Error& e) {
+    if (std::string(e.what()).find("allocate") == std::string::npos) throw;
+  } catch (const std::bad_alloc&) {
+  }
+  int64_t values = 1;
+  for (auto d : config.shape) values *= d;
+  const double gib = static_cast<double>(samples) * static_cast<double>(values) * (config.vocabulary > 0 ? 8 : 4) /
+                    (1024.0 * 1024.0 * 1024.0);
+  char size[40];
+  std::snprintf(size, sizeof size, "%.1f GiB", gib);
+  throw OutOfMemoryError("data.synthetic: " + std::to_string(samples) + " samples of " + std::to_string(values) +
+                             (config.vocabulary > 0 ? " tokens" : " floats") + " (" + size +
+                             ") do not fit in this machine's memory",
+                         "make data.synthetic." + key + " or data.synthetic.shape smaller");
+}
+
 }  // namespace
 
 DataSplits load_synthetic(const SyntheticConfig& config, int64_t seed) {
@@ -29,8 +56,8 @@ DataSplits load_synthetic(const SyntheticConfig& config, int64_t seed) {
   for (auto d : config.shape) features *= d;
   const torch::Tensor teacher = torch::randn({features, config.classes}, generator);
   DataSplits splits;
-  splits.train = make_split(config, config.train_samples, teacher, generator);
-  splits.valid = make_split(config, config.valid_samples, teacher, generator);
+  splits.train = make_split_or_explain(config, config.train_samples, "train_samples", teacher, generator);
+  splits.valid = make_split_or_explain(config, config.valid_samples, "valid_samples", teacher, generator);
   splits.info = preview_synthetic(config);
   return splits;
 }

@@ -177,6 +177,21 @@ TEST_CASE("a closed stdout does not end the run: the records go on into train.lo
   CHECK_THAT(read_text(dir + "/runs/piped/run/train.log"), Catch::Contains("Epoch=3,"));
 }
 
+TEST_CASE("a synthetic data set too large for memory is exit 6 naming its size and keys, before a run directory",
+          "[e2e][guard][memory]") {
+  const std::string dir = fresh_dir("e2e-guard-synthetic-size");
+  // 10^14 samples of 10 floats: 3.6 PiB, past any machine's address space.
+  MlpExperiment huge = small_mlp("huge", "r");
+  huge.samples = 100'000'000'000'000;
+  huge.features = 10;
+  const auto result = run_trainer({"run", write_mlp_experiment(dir, huge)}, dir);
+  INFO(result.err);
+  CHECK(result.exit_code == 6);
+  CHECK_THAT(result.err, Catch::Contains("data.synthetic: 100000000000000 samples of 10 floats (3725290.3 GiB)") &&
+                             Catch::Contains("data.synthetic.train_samples") && !Catch::Contains("alloc_cpu"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/runs/huge"));
+}
+
 TEST_CASE("memory the system refuses on the CPU is exit 6 with the figures, and run.json holds no stack frames",
           "[e2e][guard][memory]") {
   const std::string dir = fresh_dir("e2e-guard-address-space");
