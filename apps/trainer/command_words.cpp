@@ -1,6 +1,8 @@
-// `trainer help [COMMAND]`, and the word a mistyped command was probably
-// meant to be: CLI11 alone answers "trainer rnu x.yaml" with "A subcommand
-// is required", which names neither the word nor the command.
+// `trainer help [COMMAND]`, and the word a mistyped command or option was
+// probably meant to be: CLI11 alone answers "trainer rnu x.yaml" with "A
+// subcommand is required", and "trainer bench x.yaml --stpes 3" with "The
+// following arguments were not expected: 3 --stpes", which name neither
+// the command nor the option meant.
 #include <cstdio>
 #include <cstring>
 
@@ -36,6 +38,28 @@ std::optional<std::string> mistyped_command(const CLI::App& app, int argc, char*
     return unknown_command_message(app, word);
   }
   return std::nullopt;
+}
+
+std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error) {
+  const std::vector<CLI::App*> chosen = app.get_subcommands();
+  const CLI::App& command = chosen.empty() ? app : *chosen.front();
+  const std::string name = chosen.empty() ? "trainer" : "trainer " + command.get_name();
+  std::string message = error.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
+    std::vector<std::string> options;
+    for (const CLI::Option* option : command.get_options())
+      for (const std::string& long_name : option->get_lnames()) options.push_back("--" + long_name);
+    for (const std::string& word : app.remaining(true)) {
+      if (word.size() < 2 || word[0] != '-') continue;
+      const std::string flag = word.substr(0, word.find('='));
+      const std::string nearest = nearest_word(flag, options);
+      message = name + " has no option " + flag + (nearest.empty() ? "" : "; did you mean " + nearest + "?");
+      break;
+    }
+  }
+  return "trainer: error: " + message + "\ntrainer: hint: " +
+         (chosen.empty() ? std::string("trainer help") : "trainer help " + command.get_name()) +
+         " lists the options\n";
 }
 
 void add_help_command(CLI::App& app, Action& selected) {

@@ -50,6 +50,10 @@ std::string unknown_command_message(const CLI::App& app, const std::string& word
 // The message for argv's first word that is not an option when it names
 // no subcommand; nullopt otherwise (no such word, or a known one).
 std::optional<std::string> mistyped_command(const CLI::App& app, int argc, char** argv);
+// What a failed parse prints, as every other usage error is printed
+// ("trainer: error: ...", then a hint): an option no command has is named,
+// with the nearest the command has ("did you mean --steps?").
+std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error);
 
 // train.requeue_signal's number (SIGUSR1, SIGUSR2), 0 for none.
 int signal_number(RequeueSignal signal);

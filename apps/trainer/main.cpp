@@ -43,8 +43,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // prints help, version or the error
-    return code == 0 ? 0 : static_cast<int>(trainer::ExitCode::kUsage);
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
+    std::fputs(trainer::app::parse_error_message(app, e).c_str(), stderr);
+    return static_cast<int>(trainer::ExitCode::kUsage);
   }
   return trainer::app::run_guarded(action, global);
 }

@@ -55,6 +55,26 @@ TEST_CASE("a mistyped command is named with the closest one", "[e2e][shell]") {
   CHECK(far.exit_code == 2);
   CHECK_THAT(far.err, Catch::Contains("unknown command 'xyzzy'") && !Catch::Contains("did you mean"));
 
+  SECTION("a mistyped option is named with the command's closest, as any usage error is printed") {
+    const auto option = run_trainer({"bench", "x.yaml", "--stpes", "3"}, dir);
+    CHECK(option.exit_code == 2);
+    CHECK_THAT(option.err, Catch::StartsWith("trainer: error: trainer bench has no option --stpes; did you mean "
+                                             "--steps?\ntrainer: hint: trainer help bench lists the options"));
+    const auto with_value = run_trainer({"run", "x.yaml", "--resum=runs/x"}, dir);
+    CHECK_THAT(with_value.err, Catch::Contains("trainer run has no option --resum; did you mean --resume?"));
+    const auto unlike = run_trainer({"eval", "--checkpoint", "x", "--zzzzzzzz"}, dir);
+    CHECK(unlike.exit_code == 2);
+    CHECK_THAT(unlike.err, Catch::Contains("trainer eval has no option --zzzzzzzz\n"));
+    // CLI11's other refusals keep their words, in the same frame.
+    const auto range = run_trainer({"bench", "x.yaml", "--steps", "0"}, dir);
+    CHECK(range.exit_code == 2);
+    CHECK_THAT(range.err, Catch::StartsWith("trainer: error: --steps: Value 0 not in range") &&
+                              !Catch::Contains("Run with --help"));
+    const auto missing = run_trainer({"export", "--checkpoint", "x"}, dir);
+    CHECK(missing.exit_code == 2);
+    CHECK_THAT(missing.err, Catch::Contains("trainer: error: --output is required\ntrainer: hint: trainer help export"));
+    CHECK(run_trainer({"run", "--help"}, dir).exit_code == 0);
+  }
   SECTION("trainer help and trainer help COMMAND") {
     const auto all = run_trainer({"help"}, dir);
     CHECK(all.exit_code == 0);
