@@ -1,6 +1,8 @@
 // The one catch site: every failure becomes its documented exit code and a
 // message on stderr saying what failed and what to do.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -37,12 +39,30 @@ int fail(ExitCode code, const std::string& message, const std::string& hint = {}
   return static_cast<int>(code);
 }
 
+// A command whose product is its standard output (config, runs, eval
+// --json, predict's lines) has not done its job when that could not be
+// written: `trainer runs --json > list.json` on a full disk must not exit 0
+// with half a list. A reader that went away (EPIPE) stopped on purpose.
+void check_stdout_written() {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && !std::ferror(stdout)) return;
+  std::clearerr(stdout);
+  if (error == EPIPE) return;
+  throw IoError(std::string("standard output could not be written") +
+                    (error != 0 ? std::string(" (") + std::strerror(error) + ")" : std::string()) +
+                    ": what this command printed is incomplete",
+                "check where standard output goes (free space, a closed descriptor), or send it to a file");
+}
+
 }  // namespace
 
 int run_guarded(const Action& action, const GlobalOptions& global) {
   try {
     trainer::init_logging(trainer::parse_log_level(global.log_level));
     action();
+    check_stdout_written();
     return static_cast<int>(ExitCode::kSuccess);
   } catch (const SilentExit& e) {
     return e.code;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <utility>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 
@@ -181,16 +182,25 @@ void throw_if_log_write_failed() {
 }
 
 void emit_record(const std::string& record) {
-  // A reader that went away (`trainer run ... | head -1`) is no reason to
+  // A reader that went away (`trainer run ... | head -1`), or a stdout that
+  // cannot be written (a full disk, a closed descriptor), is no reason to
   // lose the run: SIGPIPE is ignored (signals.h), the records go on into
-  // train.log, and the closed stdout is reported once.
+  // train.log, and the failure is reported once.
   static bool stdout_closed = false;
+  static bool stdout_failed = false;
   if (!stdout_closed) {
+    errno = 0;
     const bool written = std::fwrite(record.data(), 1, record.size(), stdout) == record.size();
-    if (std::fflush(stdout) != 0 || !written) {
-      if (errno == EPIPE) {
+    const bool flushed = std::fflush(stdout) == 0;
+    const int error = errno;
+    if (!flushed || !written) {
+      if (error == EPIPE) {
         stdout_closed = true;
         log().warn("standard output was closed (EPIPE): epoch records go on into train.log only");
+      } else if (!stdout_failed) {
+        stdout_failed = true;
+        log().warn("standard output cannot be written ({}): epoch records go on into train.log",
+                   error != 0 ? std::strerror(error) : "a write failed");
       }
       std::clearerr(stdout);
     }

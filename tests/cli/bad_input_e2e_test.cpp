@@ -177,6 +177,33 @@ TEST_CASE("a closed stdout does not end the run: the records go on into train.lo
   CHECK_THAT(read_text(dir + "/runs/piped/run/train.log"), Catch::Contains("Epoch=3,"));
 }
 
+TEST_CASE("a stdout that cannot be written fails a command that prints, not a run", "[e2e][guard]") {
+  const std::string dir = fresh_dir("e2e-guard-full-stdout");
+  const std::string experiment = write_mlp_experiment(dir, small_mlp("full", "run", "train: {epochs: 2}\n"));
+  // /dev/full refuses every write with ENOSPC, as a full disk does.
+  const auto to_full = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"/bin/sh", "-c", "exec \"$0\" \"$@\" > /dev/full", binary_path()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return wait_trainer(spawn_process(argv, dir), dir);
+  };
+  const auto run = to_full({"run", experiment});
+  INFO(run.err);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.err, Catch::Contains("standard output cannot be written (No space left on device): epoch records "
+                                      "go on into train.log"));
+  CHECK(run.err.find("standard output cannot be written") == run.err.rfind("standard output cannot be written"));
+  CHECK_THAT(read_text(dir + "/runs/full/run/train.log"), Catch::Contains("Epoch=2,"));
+  for (const std::vector<std::string>& printing :
+       {std::vector<std::string>{"runs", dir + "/runs", "--json"}, {"config", experiment},
+        {"eval", "--checkpoint", dir + "/runs/full/run", "--json"}}) {
+    const auto result = to_full(printing);
+    INFO(printing[0] << ": " << result.err);
+    CHECK(result.exit_code == 4);
+    CHECK_THAT(result.err, Catch::Contains("trainer: error: standard output could not be written (No space left on "
+                                           "device): what this command printed is incomplete"));
+  }
+}
+
 TEST_CASE("a synthetic data set too large for memory is exit 6 naming its size and keys, before a run directory",
           "[e2e][guard][memory]") {
   const std::string dir = fresh_dir("e2e-guard-synthetic-size");
