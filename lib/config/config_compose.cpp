@@ -1,5 +1,7 @@
 #include "config/config_compose.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -26,14 +28,43 @@ std::string chain_text(const std::vector<std::string>& chain) {
   return out;
 }
 
+// Values a document may expand to, each alias (*name) counted as often as
+// it is used: an experiment file holds hundreds, a large graph model tens
+// of thousands. Nine nested aliases of nine items each ("billion laughs")
+// are 387 million, which every later walk of the tree would visit.
+constexpr int64_t kMaxDocumentValues = 1'000'000;
+
+// Throws ConfigError at the node where the expanded count passes the limit.
+void check_expanded_size(const YAML::Node& node, int64_t& count, const std::string& file) {
+  if (++count > kMaxDocumentValues)
+    throw ConfigError({file + ":" + std::to_string(node.Mark().line + 1) + ":" + std::to_string(node.Mark().column + 1) +
+                       ": the document expands to more than " + std::to_string(kMaxDocumentValues) +
+                       " values through YAML aliases (*name), far more than any experiment; expand it by hand or "
+                       "use fewer nested aliases"});
+  if (node.IsSequence())
+    for (const auto& item : node) check_expanded_size(item, count, file);
+  else if (node.IsMap())
+    for (const auto& entry : node) {
+      check_expanded_size(entry.first, count, file);
+      check_expanded_size(entry.second, count, file);
+    }
+}
+
 YAML::Node parse_document(const std::string& text, const std::string& file) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for this is "bad file".
+    throw ConfigError({file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                       ": invalid YAML: values nested too deeply for the YAML reader (an experiment nests a few "
+                       "levels)"});
   } catch (const YAML::ParserException& e) {
     throw ConfigError({file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                        ": invalid YAML: " + e.msg});
   }
+  int64_t values = 0;
+  check_expanded_size(root, values, file);
   if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap()) throw ConfigError({file + ": expected a mapping of sections (experiment:, data:, ...)"});
   return root;

@@ -310,6 +310,35 @@ TEST_CASE("invalid YAML reports its position", "[config]") {
   CHECK_THAT(problems[0], Catch::StartsWith("exp.yaml:") && Catch::Contains("invalid YAML"));
 }
 
+TEST_CASE("YAML aliases work, but not nested into millions of values, nor nesting past the reader's depth",
+          "[config]") {
+  const auto config = parse_experiment(R"(experiment: {name: tiny}
+data: {dataset: synthetic}
+model:
+  layers:
+    - &hidden {type: dense, units: 16, activation: relu}
+    - *hidden
+    - {type: dense, units: classes, activation: softmax}
+)",
+                                       "exp.yaml");
+  CHECK(config.model.layers.size() == 3);
+  // Nine aliases of nine: 9^9 values, which every walk of the tree would visit.
+  std::string laughs = std::string(kMinimal) + "metrics:\n  - &a [x, x, x, x, x, x, x, x, x]\n";
+  for (char name = 'b'; name <= 'i'; ++name) {
+    const std::string previous = std::string("*") + static_cast<char>(name - 1);
+    laughs += std::string("  - &") + name + " [" + previous;
+    for (int i = 1; i < 9; ++i) laughs += ", " + previous;
+    laughs += "]\n";
+  }
+  const auto many = problems_of(laughs);
+  REQUIRE(many.size() == 1);
+  CHECK_THAT(many[0], Catch::StartsWith("exp.yaml:") &&
+                          Catch::Contains("expands to more than 1000000 values through YAML aliases"));
+  const auto deep = problems_of(std::string(kMinimal) + "metrics: " + std::string(5000, '[') + std::string(5000, ']'));
+  REQUIRE(deep.size() == 1);
+  CHECK_THAT(deep[0], Catch::StartsWith("exp.yaml:8:") && Catch::Contains("nested too deeply"));
+}
+
 TEST_CASE("command-line overrides go through the same checks", "[config]") {
   const auto config = parse_experiment(kMinimal, "exp.yaml",
                                        {"optimizer.lr=0.05", "train.epochs=2", "model.layers.0.units=7",
