@@ -1,6 +1,7 @@
 #include "data/image_folder_index.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <system_error>
@@ -86,9 +87,18 @@ FolderSplit plan_folder_split(int64_t train_count, std::optional<int64_t> valid_
   FolderSplit split;
   if (!valid_count) {
     split = split_like_keras(train_count, config.validation_split, seed);
-    if (split.valid.empty() || split.train.empty())
-      throw DataError(config.path + ": " + std::to_string(train_count) + " " + items + " are too few to hold out " +
-                      std::to_string(config.validation_split) + " of them for validation");
+    // validation_split is below 1 (the config's check): only validation can be empty.
+    if (split.valid.empty() || split.train.empty()) {
+      char fraction[32];
+      std::snprintf(fraction, sizeof fraction, "%g", config.validation_split);
+      const bool one = train_count == 1;
+      throw DataError(config.path + ": " + std::to_string(train_count) + " " +
+                          (one ? items.substr(0, items.size() - 1) + " is" : items + " are") +
+                          " too few to hold out data.validation_split " + fraction +
+                          " of them: the validation set would be empty",
+                      "add " + items + ", change data.validation_split, or name a validation folder or file in "
+                      "data.validation_path");
+    }
   } else {
     split = {shuffled_like_keras(train_count, seed), shuffled_like_keras(*valid_count, seed)};
   }

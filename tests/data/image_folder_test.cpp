@@ -94,6 +94,25 @@ TEST_CASE("the split is the one numpy's RandomState(seed).shuffle gives, as Kera
   CHECK(split.valid.size() == 11);
 }
 
+TEST_CASE("a folder too small to split names the count, the fraction and the empty side", "[data][image_folder]") {
+  DataConfig config;
+  config.path = "photos";
+  config.validation_split = 0.25;
+  const auto message = [&](int64_t count, const std::string& items) {
+    try {
+      plan_folder_split(count, std::nullopt, config, items);
+    } catch (const DataError& e) {
+      return std::string(e.what()) + " (hint: " + e.hint() + ")";
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(message(1, "images"), Catch::Contains("photos: 1 image is too few to hold out data.validation_split 0.25 "
+                                                   "of them: the validation set would be empty") &&
+                                       Catch::Contains("data.validation_path"));
+  CHECK_THAT(message(3, "pairs"), Catch::Contains("3 pairs are too few to hold out data.validation_split 0.25"));
+  CHECK(plan_folder_split(4, std::nullopt, config, "images").valid.size() == 1);
+}
+
 TEST_CASE("image_folder decodes every image into one tensor: labels, sizes, channels, scales", "[data][image_folder]") {
   const std::string root = testing::fresh_dir("folder-load");
   // Ten images per class; class 0 is dark (value 40), class 1 light (200).
