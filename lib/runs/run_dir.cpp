@@ -74,7 +74,14 @@ RunDir create_run_dir(const std::string& root, const std::string& experiment, co
   const std::string base = root + "/" + experiment + "/" + (run_name.empty() ? local_timestamp_compact() : run_name);
   std::error_code error;
   fs::create_directories(fs::path(base).parent_path(), error);
-  if (error) throw IoError("cannot create " + fs::path(base).parent_path().string() + ": " + error.message());
+  if (error) {
+    // Name the key when log.dir itself is what cannot be a folder (a file of that name, say).
+    std::error_code kind;
+    const bool root_not_folder = fs::exists(root, kind) && !fs::is_directory(root, kind);
+    throw IoError("cannot create " + fs::path(base).parent_path().string() + ": " + error.message() +
+                      (root_not_folder ? " (log.dir " + root + " exists and is not a folder)" : ""),
+                  root_not_folder ? "set log.dir to a folder, or to a path that does not exist yet" : "");
+  }
   for (int attempt = 1; attempt < 1000; ++attempt) {
     const std::string candidate = attempt == 1 ? base : base + "-" + std::to_string(attempt);
     if (fs::create_directory(candidate, error)) {

@@ -43,3 +43,18 @@ TEST_CASE("run directories, checkpoint listing, pruning and resume points", "[tr
     CHECK(kept.str() == "{\"epoch\":1,\"loss\":1}\n{\"loss\":1,\"epoch\":2}\n");
   }
 }
+
+TEST_CASE("a log.dir that is a file is named as the key, with what to set", "[train][rundir]") {
+  const std::string root = testing::fresh_dir("rundir-log-dir-file");
+  std::ofstream(root + "/notes.txt") << "the user's notes";
+  try {
+    create_run_dir(root + "/notes.txt", "exp", "r");
+    FAIL("a run directory was made under a file");
+  } catch (const IoError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("cannot create " + root + "/notes.txt/exp") &&
+                             Catch::Contains("(log.dir " + root + "/notes.txt exists and is not a folder)"));
+    CHECK_THAT(e.hint(), Catch::Contains("set log.dir to a folder"));
+  }
+  std::ifstream in(root + "/notes.txt");
+  CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == "the user's notes");
+}
