@@ -3,6 +3,7 @@
 // subcommand is required", and "trainer bench x.yaml --stpes 3" with "The
 // following arguments were not expected: 3 --stpes", which name neither
 // the command nor the option meant.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -26,11 +27,23 @@ std::string unknown_command_message(const CLI::App& app, const std::string& word
 }
 
 std::optional<std::string> mistyped_command(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> global_options;
+  for (const CLI::Option* option : app.get_options())
+    for (const std::string& long_name : option->get_lnames()) global_options.push_back("--" + long_name);
   for (int i = 1; i < argc; ++i) {
     const char* word = argv[i];
     if (std::strcmp(word, "--log-level") == 0) {
       ++i;  // its value
       continue;
+    }
+    // An option before the command must be trainer's own: else its value
+    // would be taken for the command ("trainer --log-levl debug run").
+    const std::string flag = std::string(word).substr(0, std::string(word).find('='));
+    if (flag.rfind("--", 0) == 0 && flag.size() > 2 &&
+        std::find(global_options.begin(), global_options.end(), flag) == global_options.end()) {
+      const std::string nearest = nearest_word(flag, global_options);
+      return "trainer has no option " + flag + (nearest.empty() ? "" : "; did you mean " + nearest + "?") +
+             " (a command's options follow the command: trainer run --help lists run's)";
     }
     if (word[0] == '-') continue;
     for (const std::string& name : command_names(app))

@@ -74,6 +74,13 @@ TEST_CASE("a mistyped command is named with the closest one", "[e2e][shell]") {
     CHECK(missing.exit_code == 2);
     CHECK_THAT(missing.err, Catch::Contains("trainer: error: --output is required\ntrainer: hint: trainer help export"));
     CHECK(run_trainer({"run", "--help"}, dir).exit_code == 0);
+    // Before the command only trainer's own options stand; a mistyped one
+    // is not passed over to take its value for the command.
+    const auto before = run_trainer({"--log-levl", "debug", "run", "x.yaml"}, dir);
+    CHECK(before.exit_code == 2);
+    CHECK_THAT(before.err, Catch::Contains("trainer has no option --log-levl; did you mean --log-level?") &&
+                               !Catch::Contains("unknown command"));
+    CHECK(run_trainer({"--log-level=warn", "--quiet", "help"}, dir).exit_code == 0);
   }
   SECTION("trainer help and trainer help COMMAND") {
     const auto all = run_trainer({"help"}, dir);
