@@ -26,10 +26,20 @@ std::string unknown_command_message(const CLI::App& app, const std::string& word
          "\ncommands: " + join(names, ", ") + " (trainer help COMMAND tells more)";
 }
 
+namespace {
+
+// `command`'s options as typed: "--steps", "--log-level".
+std::vector<std::string> long_option_names(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command.get_options())
+    for (const std::string& long_name : option->get_lnames()) names.push_back("--" + long_name);
+  return names;
+}
+
+}  // namespace
+
 std::optional<std::string> mistyped_command(const CLI::App& app, int argc, char** argv) {
-  std::vector<std::string> global_options;
-  for (const CLI::Option* option : app.get_options())
-    for (const std::string& long_name : option->get_lnames()) global_options.push_back("--" + long_name);
+  const std::vector<std::string> global_options = long_option_names(app);
   for (int i = 1; i < argc; ++i) {
     const char* word = argv[i];
     if (std::strcmp(word, "--log-level") == 0) {
@@ -59,9 +69,7 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& erro
   const std::string name = chosen.empty() ? "trainer" : "trainer " + command.get_name();
   std::string message = error.what();
   if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
-    std::vector<std::string> options;
-    for (const CLI::Option* option : command.get_options())
-      for (const std::string& long_name : option->get_lnames()) options.push_back("--" + long_name);
+    const std::vector<std::string> options = long_option_names(command);
     for (const std::string& word : app.remaining(true)) {
       if (word.size() < 2 || word[0] != '-') continue;
       const std::string flag = word.substr(0, word.find('='));

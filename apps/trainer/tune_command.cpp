@@ -13,7 +13,6 @@
 #include "tune/speed_tune.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
-#include "util/input_guard.h"
 #include "util/logging.h"
 
 namespace trainer::app {
@@ -40,13 +39,11 @@ void print(const std::string& text) {
 // can be written, and is neither a file the experiment is made of (a tuned
 // file over its own experiment would extend itself) nor one a run keeps.
 void check_output(const std::string& option, const std::string& output, const std::string& experiment_file) {
-  check_replaceable(output);
-  check_not_a_kept_run_file(option, output);
   const std::vector<std::string> files = experiment_files(experiment_file);
   std::vector<ReadFile> inputs;
   for (size_t i = 0; i < files.size(); ++i)
     inputs.push_back({files[i], i == 0 ? "the experiment file" : "a file the experiment extends"});
-  check_not_an_input(option, output, inputs);
+  check_output_file(option, output, inputs);
 }
 
 void find_lr(const TuneArgs& args) {

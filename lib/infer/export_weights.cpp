@@ -11,7 +11,6 @@
 #include "runs/kept_run_file.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
-#include "util/input_guard.h"
 
 namespace trainer {
 namespace {
@@ -66,12 +65,8 @@ ExportedWeights export_weights(const ExperimentConfig& config, const std::string
   // Both files are refused before either is written: no half export, and
   // neither replaces what it is made from.
   const std::vector<ReadFile> inputs = {{checkpoint, "the checkpoint"}, {experiment_file, "the experiment file"}};
-  for (const std::string& path : {result.weights, result.config}) {
-    const std::string option = path == result.weights ? "-o" : "the config file beside -o,";
-    check_replaceable(path);
-    check_not_a_kept_run_file(option, path);
-    check_not_an_input(option, path, inputs);
-  }
+  check_output_file("-o", result.weights, inputs);
+  check_output_file("the config file beside -o,", result.config, inputs);
   Model model = build_model_from_description(config, "export").model;
   load_weights_to_use(checkpoint, model, config, torch::kCPU);
   // The state dict's order and names: parameters, then buffers (batch norm's running statistics).

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -53,6 +54,12 @@ void check_not_a_kept_run_file(const std::string& option, const std::string& out
   throw UsageError(option + " " + printable(output) + " names " + kept +
                        ", which the run keeps: writing it would replace part of the run",
                    "name a file outside the run directory, or a new name in it");
+}
+
+void check_output_file(const std::string& option, const std::string& output, const std::vector<ReadFile>& inputs) {
+  check_replaceable(output);
+  check_not_a_kept_run_file(option, output);
+  check_not_an_input(option, output, inputs);
 }
 
 }  // namespace trainer

@@ -5,6 +5,9 @@
 // `trainer report RUN -o RUN/metrics.jsonl` would otherwise replace the
 // run's record with a web page. Torch-free.
 #include <string>
+#include <vector>
+
+#include "util/input_guard.h"
 
 namespace trainer {
 
@@ -20,5 +23,10 @@ std::string kept_run_file(const std::string& path);
 // Throws UsageError when `output` (the value of `option`, "-o") is such a
 // file.
 void check_not_a_kept_run_file(const std::string& option, const std::string& output);
+
+// Every check on a file the user names for a command to write, before the
+// command's work: one trainer may replace (atomic_file.h's
+// check_replaceable), not a file a run keeps, and none of `inputs`.
+void check_output_file(const std::string& option, const std::string& output, const std::vector<ReadFile>& inputs);
 
 }  // namespace trainer
