@@ -104,6 +104,9 @@ check_cpu() {
   local root=$cpu_root
   prepare_cpu
   echo "check-libtorch2: building and testing against $(in_root "$root" "dpkg-query -W -f='\${Version}' libtorch-dev")"
+  # Which kernels the LibTorch and OpenBLAS in the chroot will pick depends on
+  # the processor: a failure seen on one machine only is read with this line.
+  echo "check-libtorch2: on $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)${openblas_settings[*]:+, with ${openblas_settings[*]}}"
   in_root "$root" "$(configure_command /build)
     $(build_command /build --target trainer trainer_tests_torch trainer_tests_fast)"
   # The tests that touch version-dependent APIs, as tests/libtorch2_tests.txt
@@ -135,6 +138,8 @@ check_cpu() {
     if [ \$status -eq 0 ] && grep -q \"out of \$count\$\" <<<\"\$summary\"; then
       echo \"check-libtorch2: \$summary (\$(grep -c '(Skipped)\$' /build/libtorch2-tests.log) skipped), in \$(sed -n 's/^Total Test time (real) = *//p' /build/libtorch2-tests.log)\"
     else tail -300 /build/libtorch2-tests.log
+      echo 'check-libtorch2: the failed tests, their output first:'
+      awk -f /src/scripts/lib/ctest_failures.awk /build/libtorch2-tests.log
       echo \"check-libtorch2: tests failed, or not the \$count selected (the log: /build/libtorch2-tests.log in the chroot)\"; exit 1; fi"
 }
 

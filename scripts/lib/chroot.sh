@@ -46,12 +46,23 @@ bind() {  # SOURCE TARGET
   $sudo mount --bind "$1" "$2" && mounted+=("$2")
 }
 
-# A command in ROOT as root, in a clean environment.
+# OpenBLAS's kernel choice, where the machine sets one: on some processors
+# OPENBLAS_CORETYPE (and OPENBLAS_L2_SIZE) are set because OpenBLAS's own
+# choice there computes wrong results or crashes. The first CI stage runs
+# with them; a chroot must too, or its float32 products (convolutions, dense
+# layers) can differ from the float64 references its tests compare with.
+openblas_settings=()
+for name in OPENBLAS_CORETYPE OPENBLAS_L2_SIZE; do
+  [ -n "${!name:-}" ] && openblas_settings+=("$name=${!name}")
+done
+
+# A command in ROOT as root, in a clean environment (but for the machine's
+# OpenBLAS settings above).
 in_root() {  # ROOT COMMAND...
   local root=$1
   shift
   $sudo chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-    DEBIAN_FRONTEND=noninteractive bash -c "$*"
+    DEBIAN_FRONTEND=noninteractive "${openblas_settings[@]}" bash -c "$*"
 }
 
 # A minimal Debian SUITE in ROOT (kept when already there), with /proc and
