@@ -10,7 +10,14 @@ int64_t held_bytes(const TensorDataset& data) {
 }
 
 std::string place_data(DataSplits& data, DataPlacement wanted, const torch::Device& device, int64_t budget_bytes) {
-  if (!device.is_cuda()) return "";
+  // A CPU reads the host's memory: there is nowhere to move the data to. An
+  // explicit `true` is answered, so that a user who asked for it is not left
+  // believing it took effect; auto and false say nothing.
+  if (!device.is_cuda())
+    return wanted == DataPlacement::kDevice
+               ? "data: kept in host memory, which " + device.str() +
+                     " reads directly (data.on_device: true applies to GPU runs)"
+               : "";
   const std::string where = "gpu:" + std::to_string(device.index());
   if (data.train.source || data.valid.source)
     return wanted == DataPlacement::kDevice

@@ -16,7 +16,8 @@ int64_t held_bytes(const TensorDataset& data);
 // Moves `data`'s training and validation tensors to `device` when `wanted`
 // says so, or (auto) when together they take at most a quarter of
 // `budget_bytes`, the device's memory budget (0: unknown, so they stay).
-// Returns the log line saying what was decided and why; empty on a CPU.
+// Returns the log line saying what was decided and why; on a CPU, empty
+// unless `wanted` asked for the device (the line then says it has no effect).
 // Data sets that make their samples as batches are assembled stay in host
 // memory, said so when `wanted` asked for the device.
 std::string place_data(DataSplits& data, DataPlacement wanted, const torch::Device& device, int64_t budget_bytes);

@@ -147,7 +147,8 @@ struct DataConfig {
                               "there (true), keep them in host memory and copy each batch ahead of its step "
                               "(false), or decide from the memory budget (auto: on the GPU when they take at most "
                               "a quarter of it; the log says which). Data sets that make their samples as batches "
-                              "are assembled (image_pairs, image_degrade) stay in host memory.");
+                              "are assembled (image_pairs, image_degrade) stay in host memory. A CPU run keeps "
+                              "them in host memory, and true says so in its log.");
     v("validation_path", validation_path,
       "image_folder, image_pairs, image_degrade: the folder of validation images; tabular: a file of validation rows (for image_folder with the training "
       "folder's class subfolders); empty: validation_split of the training folder.");

@@ -172,9 +172,14 @@ TEST_CASE("the batch feed reports the GPU's idle time only on a GPU", "[data][fe
   CHECK_FALSE(feed.device_idle_seconds().has_value());
 }
 
-TEST_CASE("data.on_device keeps a CPU run's data where it is and says nothing", "[data][feed]") {
+TEST_CASE("data.on_device keeps a CPU run's data where it is, and says so only when true asked otherwise",
+          "[data][feed]") {
   DataSplits data{counting_data(8), counting_data(4), {}, {}};
-  CHECK(place_data(data, DataPlacement::kDevice, torch::kCPU, 1 << 30).empty());
+  CHECK_THAT(place_data(data, DataPlacement::kDevice, torch::kCPU, 1 << 30),
+             Catch::Equals("data: kept in host memory, which cpu reads directly (data.on_device: true applies to GPU "
+                           "runs)"));
+  CHECK(place_data(data, DataPlacement::kAuto, torch::kCPU, 1 << 30).empty());
+  CHECK(place_data(data, DataPlacement::kHost, torch::kCPU, 1 << 30).empty());
   CHECK(data.train.inputs.device().is_cpu());
   CHECK(held_bytes(data.train) == 8 * 3 * 4 + 8 * 8);
 }
