@@ -207,7 +207,7 @@ void validate_experiment(const ExperimentConfig& config, ReadContext& context) {
   validate_devices(config, context);
   validate_run_name(config, context);
   if (config.model.layers.empty())
-    context.problem(context.location_of("model"), "model.layers: expected at least one layer");
+    context.problem(context.location_of("model.layers"), "model.layers: expected at least one layer");
   validate_graph(config.model.layers, context);
   if (config.data.synthetic.shape.empty())
     context.problem(context.location_of("data.synthetic.shape"), "data.synthetic.shape: expected at least one size");

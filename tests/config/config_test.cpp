@@ -390,6 +390,12 @@ TEST_CASE("cross-field checks", "[config]") {
              Catch::Contains("missing required key 'kernel_size'"));
   CHECK_THAT(problems_of("model: {layers: [{filters: 3}]}\n")[0], Catch::Contains("missing required key 'model.layers[0].type'"));
   CHECK_THAT(problems_of("data: {dataset: synthetic}\n")[0], Catch::Contains("at least one layer"));
+  // An empty list is blamed where it was written: the file's layers key, or
+  // the --set that emptied them (not the model's first line, which holds none).
+  CHECK_THAT(problems_of("model:\n  init: keras\n  layers: []\n")[0],
+             Catch::StartsWith("exp.yaml:3:11: model.layers: expected at least one layer"));
+  CHECK_THAT(problems_of(kMinimal, {"model.layers=[]"})[0],
+             Catch::StartsWith("--set model.layers=[]: model.layers: expected at least one layer"));
   // Logits where the loss expects probabilities: at the last layer's line.
   const std::string logits = "model:\n  layers:\n    - {type: dense, units: 8, activation: relu}\n"
                              "    - {type: dense, units: classes}\n";
