@@ -75,12 +75,16 @@ RunDir create_run_dir(const std::string& root, const std::string& experiment, co
   std::error_code error;
   fs::create_directories(fs::path(base).parent_path(), error);
   if (error) {
-    // Name the key when log.dir itself is what cannot be a folder (a file of that name, say).
+    // The experiment's folder is made under log.dir, so log.dir is what the
+    // user can change: name it, and say so when it is not a folder itself (a
+    // file of that name, say) rather than a place this user cannot write.
     std::error_code kind;
     const bool root_not_folder = fs::exists(root, kind) && !fs::is_directory(root, kind);
     throw IoError("cannot create " + fs::path(base).parent_path().string() + ": " + error.message() +
-                      (root_not_folder ? " (log.dir " + root + " exists and is not a folder)" : ""),
-                  root_not_folder ? "set log.dir to a folder, or to a path that does not exist yet" : "");
+                      (root_not_folder ? " (log.dir " + root + " exists and is not a folder)"
+                                       : " (under log.dir " + root + ")"),
+                  root_not_folder ? "set log.dir to a folder, or to a path that does not exist yet"
+                                  : "set log.dir to a folder this user can write (--set log.dir=DIR)");
   }
   for (int attempt = 1; attempt < 1000; ++attempt) {
     const std::string candidate = attempt == 1 ? base : base + "-" + std::to_string(attempt);

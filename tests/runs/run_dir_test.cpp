@@ -58,3 +58,18 @@ TEST_CASE("a log.dir that is a file is named as the key, with what to set", "[tr
   std::ifstream in(root + "/notes.txt");
   CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == "the user's notes");
 }
+
+TEST_CASE("a log.dir that cannot be made is named as the key, with what to set", "[train][rundir]") {
+  // A folder under a file: no user, root included, can make it.
+  const std::string root = testing::fresh_dir("rundir-log-dir-unmakeable");
+  std::ofstream(root + "/notes.txt") << "the user's notes";
+  const std::string log_dir = root + "/notes.txt/runs";
+  try {
+    create_run_dir(log_dir, "exp", "r");
+    FAIL("a run directory was made under a file");
+  } catch (const IoError& e) {
+    CHECK_THAT(e.what(),
+               Catch::Contains("cannot create " + log_dir + "/exp") && Catch::Contains("(under log.dir " + log_dir + ")"));
+    CHECK_THAT(e.hint(), Catch::Contains("set log.dir to a folder this user can write"));
+  }
+}
