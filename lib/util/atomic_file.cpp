@@ -98,12 +98,18 @@ void write_atomic_with(const std::string& path,
   fsync_path(std::filesystem::path(path).parent_path().string());
 }
 
+// The hint names the folder, not "the run directory": the same failure
+// comes from a run's files and from what export, report and predict write
+// wherever -o or --output points.
 IoError write_failure(const std::string& path, int error) {
   const std::string space = free_space_of(path);
+  std::string folder = std::filesystem::path(path).parent_path().string();
+  if (folder.empty()) folder = ".";
   return IoError("cannot write " + path + ": " + std::strerror(error) + (space.empty() ? "" : " (" + space + ")"),
                  error == ENOSPC || error == EDQUOT
-                     ? "free space there, or set log.dir to another disk; files already complete are intact"
-                     : "check the permissions and the file system of the run directory");
+                     ? "free space on that file system, or write to another (a run: set log.dir there); files "
+                       "already complete are intact"
+                     : "check that " + folder + " exists and that this user may write there");
 }
 
 FileSink::FileSink(const std::string& tmp, std::string path) : path_(std::move(path)) {

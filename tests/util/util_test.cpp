@@ -66,8 +66,14 @@ TEST_CASE("atomic writes replace whole files and leave nothing behind on failure
     for (auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file();
     CHECK(files == 1);
   }
-  SECTION("an unwritable target is an IoError naming it") {
+  SECTION("an unwritable target is an IoError naming it, its hint the folder to check") {
     CHECK_THROWS_WITH(write_file_atomic(dir + "/missing/sub/file", "x"), Catch::Contains(dir + "/missing/sub/file"));
+    try {
+      write_file_atomic(dir + "/missing/sub/file", "x");
+      FAIL("a file was written under a missing folder");
+    } catch (const IoError& e) {
+      CHECK_THAT(e.hint(), Catch::Equals("check that " + dir + "/missing/sub exists and that this user may write there"));
+    }
   }
 }
 
@@ -95,6 +101,12 @@ TEST_CASE("a failed append names the file and the free space, and leaves no half
   CHECK_THROWS_WITH(append_to_file("/dev/full", "{\"epoch\": 1}\n"),
                     Catch::Contains("cannot write /dev/full: No space left on device") &&
                         Catch::Contains("free on its file system"));
+  try {
+    append_to_file("/dev/full", "x\n");
+    FAIL("an append to /dev/full succeeded");
+  } catch (const IoError& e) {
+    CHECK_THAT(e.hint(), Catch::StartsWith("free space on that file system, or write to another (a run: set log.dir"));
+  }
   const std::string dir = testing::fresh_dir("append");
   append_to_file(dir + "/metrics.jsonl", "one\n");
   append_to_file(dir + "/metrics.jsonl", "two\n");
