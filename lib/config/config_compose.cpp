@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -143,9 +144,18 @@ YAML::Node merge(const YAML::Node& base, const YAML::Node& top, const std::strin
                  ReadContext& context) {
   YAML::Node out(YAML::NodeType::Map);
   for (auto it = base.begin(); it != base.end(); ++it) out[it->first] = it->second;
+  // A key twice in one mapping (YAML forbids it): merged one after the
+  // other, the second would quietly replace the first, where a file that
+  // extends none is refused for it (FieldReader).
+  std::map<std::string, YAML::Node> keys_of_top;
   for (auto it = top.begin(); it != top.end(); ++it) {
     const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
     const std::string child = path.empty() ? key : path + "." + key;
+    if (const auto [first, inserted] = keys_of_top.emplace(key, it->first); !inserted) {
+      context.problem(position(file, it->first),
+                      "duplicate key '" + child + "' (first at " + position(file, first->second) + ")");
+      continue;
+    }
     const std::optional<YAML::Node> existing = key_node(out, key);
     if (!existing) {
       out[it->first] = it->second;

@@ -84,6 +84,16 @@ TEST_CASE("extends: a chain of files, the later keys over the earlier, lists rep
     CHECK(problems[0] == dir + "/mid/lr.yaml:1:10: extends: " + dir + "/mid/nowhere.yaml does not exist (" + dir +
                              "/top.yaml -> " + dir + "/mid/lr.yaml -> " + dir + "/mid/nowhere.yaml)");
   }
+  SECTION("a key given twice in a file that extends another is refused, as in one that does not") {
+    std::ofstream(dir + "/top.yaml") << "extends: mid/lr.yaml\ntrain:\n  epochs: 1\n  epochs: 3\n";
+    const auto problems = problems_loading(dir + "/top.yaml");
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0] ==
+          dir + "/top.yaml:4:3: duplicate key 'train.epochs' (first at " + dir + "/top.yaml:3:3)");
+    std::ofstream(dir + "/top.yaml") << "extends: mid/lr.yaml\nmetrics: [accuracy]\nmetrics: [top2]\n";
+    CHECK_THAT(problems_loading(dir + "/top.yaml").at(0),
+               Catch::Contains("top.yaml:3:1: duplicate key 'metrics' (first at " + dir + "/top.yaml:2:1)"));
+  }
   SECTION("extends must be one path") {
     std::ofstream(dir + "/top.yaml") << "extends: [a.yaml, b.yaml]\n";
     CHECK_THAT(problems_loading(dir + "/top.yaml").at(0),
