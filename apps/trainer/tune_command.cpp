@@ -83,8 +83,8 @@ void tune_settings(const TuneArgs& args) {
   log().info("tune: {:.2f}x the experiment's speed; the settings in {} (trainer run {}, or extends: it)",
              result.start_speed > 0 ? result.tuned_speed / result.start_speed : 0.0, output, output);
   if (!result.changes_training.empty())
-    log().warn("tune: the faster {} change what the run computes, not only its speed: compare the results",
-               join(result.changes_training, " and "));
+    log().warn("tune: the faster {} what the run computes, not only its speed: compare the results",
+               settings_that_change(result.changes_training));
 }
 
 }  // namespace

@@ -95,6 +95,10 @@ std::string format_speed_table(const SpeedTuneResult& result) {
   return format_text_table(rows);
 }
 
+std::string settings_that_change(const std::vector<std::string>& settings) {
+  return join(settings, " and ") + (settings.size() == 1 ? " changes" : " change");
+}
+
 std::string format_tuned_yaml(const SpeedTuneResult& result, const std::string& extends_path) {
   std::string text = "# Written by trainer tune " + result.experiment_file + " on " + result.device +
                      ": the fastest of the settings below, measured\n# " + std::to_string(result.steps) +
@@ -105,8 +109,8 @@ std::string format_tuned_yaml(const SpeedTuneResult& result, const std::string& 
   text += "# Tuned " + speed_text(result.tuned_speed) + " samples/s against the experiment's " +
           speed_text(result.start_speed) + " (" + ratio + ").\n";
   if (!result.changes_training.empty())
-    text += "# " + join(result.changes_training, " and ") +
-            " change what the run computes, not only its speed: check the results (and the learning rate).\n";
+    text += "# " + settings_that_change(result.changes_training) +
+            " what the run computes, not only its speed: check the results (and the learning rate).\n";
   text += "#\n";
   for (const std::string& line : split(format_speed_table(result), '\n'))
     if (!line.empty()) text += "#   " + line + "\n";

@@ -63,6 +63,10 @@ std::string format_speed_table(const SpeedTuneResult& result);
 // The file written: `extends:` the experiment, the value kept for every
 // setting, and the table as comments.
 std::string format_tuned_yaml(const SpeedTuneResult& result, const std::string& extends_path);
+
+// "precision changes" or "precision and train.batch_size change": the
+// settings that alter what a run computes, as the subject of a sentence.
+std::string settings_that_change(const std::vector<std::string>& settings);
 std::string format_speed_json(const SpeedTuneResult& result);
 
 }  // namespace trainer

@@ -80,7 +80,8 @@ TEST_CASE("the tuned file extends the experiment with every kept value, nested, 
   CHECK_THAT(yaml, Catch::EndsWith("extends: ../configs/x.yaml\ncpu_threads: 1\ntrain:\n  batch_size: 32\n"));
   CHECK_THAT(yaml, Catch::Contains("# Tuned 210 samples/s against the experiment's 100 (2.10x).") &&
                        Catch::Contains("#   train.batch_size  128    -          does not fit memory_limit") &&
-                       Catch::Contains("# train.batch_size change what the run computes"));
+                       Catch::Contains("# train.batch_size changes what the run computes"));
+  CHECK(settings_that_change({"precision", "train.batch_size"}) == "precision and train.batch_size change");
   const std::string table = format_speed_table(result);
   CHECK_THAT(table, Catch::Contains("cpu_threads       1      150        kept") &&
                         Catch::Contains("tuned                    210        2.10x"));
