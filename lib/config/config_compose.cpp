@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <optional>
 #include <sstream>
 
+#include "config/duplicate_keys.h"
 #include "util/error.h"
 #include "util/read_file.h"
 
@@ -51,7 +51,7 @@ void check_expanded_size(const YAML::Node& node, int64_t& count, const std::stri
     }
 }
 
-YAML::Node parse_document(const std::string& text, const std::string& file) {
+YAML::Node parse_document(const std::string& text, const std::string& file, ReadContext& context) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -66,6 +66,7 @@ YAML::Node parse_document(const std::string& text, const std::string& file) {
   }
   int64_t values = 0;
   check_expanded_size(root, values, file);
+  report_duplicate_keys(root, "", [&](const YAML::Node& key) { return position(file, key); }, context);
   if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap()) throw ConfigError({file + ": expected a mapping of sections (experiment:, data:, ...)"});
   return root;
@@ -144,18 +145,9 @@ YAML::Node merge(const YAML::Node& base, const YAML::Node& top, const std::strin
                  ReadContext& context) {
   YAML::Node out(YAML::NodeType::Map);
   for (auto it = base.begin(); it != base.end(); ++it) out[it->first] = it->second;
-  // A key twice in one mapping (YAML forbids it): merged one after the
-  // other, the second would quietly replace the first, where a file that
-  // extends none is refused for it (FieldReader).
-  std::map<std::string, YAML::Node> keys_of_top;
   for (auto it = top.begin(); it != top.end(); ++it) {
     const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
     const std::string child = path.empty() ? key : path + "." + key;
-    if (const auto [first, inserted] = keys_of_top.emplace(key, it->first); !inserted) {
-      context.problem(position(file, it->first),
-                      "duplicate key '" + child + "' (first at " + position(file, first->second) + ")");
-      continue;
-    }
     const std::optional<YAML::Node> existing = key_node(out, key);
     if (!existing) {
       out[it->first] = it->second;
@@ -174,7 +166,7 @@ YAML::Node compose(const std::string& text, const std::string& file, std::vector
                    ReadContext& context) {
   chain.push_back(file);
   context.note_file(file);
-  YAML::Node root = parse_document(text, file);
+  YAML::Node root = parse_document(text, file, context);
   expand_tree(root, "", file, context);
   expand_section_shorthands(root);
   const YAML::Node extends = root["extends"];

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "config/config_compose.h"
+#include "config/duplicate_keys.h"
 #include "config/field_reader.h"
 #include "config/validate.h"
 #include "util/error.h"
@@ -33,6 +34,7 @@ void apply_override(YAML::Node& root, const std::string& text, ReadContext& cont
     context.problem("--set " + text, std::string("value is not valid YAML: ") + e.msg);
     return;
   }
+  report_duplicate_keys(value, key, [&](const YAML::Node&) { return "--set " + text; }, context);
 
   std::vector<std::string> parts;
   std::stringstream stream(key);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -61,18 +60,11 @@ class FieldReader {
   // Reports keys of the mapping that no field declared. `note` says, for a
   // key of another kind, whose it is and what this kind takes.
   void report_unknown_keys(const std::function<std::string(const std::string&)>& note = {}) const {
-    std::map<std::string, YAML::Node> seen;
+    // Duplicate keys were refused as the document was read (duplicate_keys.h).
     for (auto it = map_.begin(); it != map_.end(); ++it) {
       std::string key;
       if (!decode_scalar(it->first, key)) {
         context_.problem(context_.where(prefix_, it->first), "keys must be strings");
-        continue;
-      }
-      // YAML forbids them, and yaml-cpp would quietly keep the first.
-      if (auto [first, inserted] = seen.emplace(key, it->first); !inserted) {
-        context_.problem(context_.where(join_path(key), it->first),
-                         "duplicate key '" + join_path(key) + "' (first at " +
-                             context_.where(join_path(key), first->second) + ")");
         continue;
       }
       if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;

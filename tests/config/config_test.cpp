@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -302,6 +303,26 @@ TEST_CASE("duplicate keys are errors naming both places", "[config]") {
   CHECK_THAT(problems[0], Catch::Contains("duplicate key 'train.epochs' (first at exp.yaml:"));
   CHECK_THAT(problems_of(std::string(kMinimal) + "train: {epochs: 1}\ntrain: {batch_size: 2}\n")[0],
              Catch::Contains("duplicate key 'train'"));
+}
+
+TEST_CASE("duplicate keys are refused in a list's items, a --set value and through aliases", "[config]") {
+  // In a layer: the path names the item, and the line is the second key's.
+  std::string in_layer = kMinimal;
+  in_layer.replace(in_layer.find("units: classes"), 14, "units: classes, units: 3");
+  const auto layer = problems_of(in_layer);
+  REQUIRE(layer.size() == 1);
+  CHECK_THAT(layer[0], Catch::StartsWith("exp.yaml:7:") &&
+                           Catch::Contains("duplicate key 'model.layers[0].units' (first at exp.yaml:7:"));
+  // In a --set value: blamed on the --set, which is both places.
+  const auto set = problems_of(kMinimal, {"train={epochs: 1, epochs: 2}"});
+  REQUIRE(set.size() == 1);
+  CHECK(set[0] == "--set train={epochs: 1, epochs: 2}: duplicate key 'train.epochs'");
+  // One mapping used twice through an alias is one duplicate, reported once.
+  const auto aliased = problems_of(std::string(kMinimal) +
+                                   "train: &t {epochs: 1, epochs: 2}\nevaluate: {train: *t, again: *t}\n");
+  CHECK(std::count_if(aliased.begin(), aliased.end(), [](const std::string& p) {
+          return p.find("duplicate key") != std::string::npos;
+        }) == 1);
 }
 
 TEST_CASE("invalid YAML reports its position", "[config]") {
