@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -112,6 +113,23 @@ std::vector<std::string> parallel_gpu_slots(int parallel, const std::vector<Expe
   return slots;
 }
 
+// A rule that can stop no point before its last epoch would be asked for
+// and quietly prune nothing.
+void refuse_idle_pruning(const PruneSettings& prune, const std::vector<ExperimentConfig>& configs) {
+  if (prune.rule == PruneRule::kNone) return;
+  int64_t longest = 0;
+  for (const ExperimentConfig& config : configs) longest = std::max(longest, config.train.epochs);
+  if (prune.min_epochs < longest) return;
+  const std::string rule = prune_rule_name(prune.rule);
+  if (longest == 1)
+    throw UsageError("--prune " + rule + ": the points train one epoch (train.epochs), so none can be stopped early",
+                     "train longer (--set train.epochs=10) or leave out --prune");
+  throw UsageError("--prune-min-epochs " + std::to_string(prune.min_epochs) + ": no point trains more than " +
+                       count_of(longest, "epoch") + " (train.epochs), so --prune " + rule +
+                       " could stop none before its end",
+                   "judge from an earlier epoch: --prune-min-epochs " + std::to_string(longest - 1) + " or less");
+}
+
 SweepSettings settle(const SweepArgs& args, const SweepPlan& plan, const std::vector<ExperimentConfig>& configs,
                      const GlobalOptions& global) {
   const ExperimentConfig& first = configs.front();
@@ -134,6 +152,7 @@ SweepSettings settle(const SweepArgs& args, const SweepPlan& plan, const std::ve
   settings.prune.rule = args.prune_rule == "median" ? PruneRule::kMedian
                         : args.prune_rule == "asha" ? PruneRule::kAsha
                                                     : PruneRule::kNone;
+  refuse_idle_pruning(settings.prune, configs);
   if (args.per_device > 1 && args.devices.empty())
     throw UsageError("--per-device " + std::to_string(args.per_device) + " shares the devices of --devices",
                      "give them: --devices gpu:0,1 --per-device 2");

@@ -141,6 +141,26 @@ TEST_CASE("sweep --prune asha stops a point that falls behind at a rung, and it 
   }
 }
 
+TEST_CASE("sweep --prune that could stop no point before its last epoch is refused before any point trains",
+          "[e2e][sweep][prune]") {
+  const std::string dir = fresh_dir("e2e-sweep-idle-prune");
+  const std::string experiment = write_mlp_experiment(dir, small_mlp("swi", ""));
+  const std::vector<std::string> grid{"sweep", experiment, "--set", "optimizer.lr=[0.05,0.01,0.001]"};
+  auto late = grid;
+  late.insert(late.end(), {"--set", "train.epochs=3", "--prune", "median", "--prune-min-epochs", "3"});
+  const auto refused = run_trainer(late, dir);
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("--prune-min-epochs 3: no point trains more than 3 epochs (train.epochs), "
+                                          "so --prune median could stop none before its end") &&
+                              Catch::Contains("--prune-min-epochs 2 or less"));
+  auto one_epoch = grid;
+  one_epoch.insert(one_epoch.end(), {"--set", "train.epochs=1", "--prune", "asha"});
+  const auto single = run_trainer(one_epoch, dir);
+  CHECK(single.exit_code == 2);
+  CHECK_THAT(single.err, Catch::Contains("--prune asha: the points train one epoch"));
+  CHECK_FALSE(fs::exists(dir + "/runs/swi"));
+}
+
 TEST_CASE("sweep --random K draws K points from a range, named after the values they train with",
           "[e2e][sweep]") {
   const std::string dir = fresh_dir("e2e-sweep-range");
