@@ -573,6 +573,13 @@ TEST_CASE("memory limits and device lists parse in every documented form", "[con
   CHECK_THAT(problems_of(std::string(kMinimal) + "memory_limit: lots\n").at(0), Catch::Contains("expected MiB"));
 }
 
+TEST_CASE("several --set for one key apply in order, the last winning, even over a mapping", "[config]") {
+  CHECK(parse_experiment(kMinimal, "exp.yaml", {"train.epochs=2", "train.epochs=5"}).train.epochs == 5);
+  const auto config = parse_experiment(kMinimal, "exp.yaml", {"train={epochs: 2, batch_size: 4}", "train.epochs=7"});
+  CHECK(config.train.epochs == 7);
+  CHECK(config.train.batch_size.value == 4);
+}
+
 TEST_CASE("the resolved config round-trips through YAML", "[config]") {
   const auto config = parse_experiment(kMinimal, "exp.yaml", {"optimizer.lr=0.1", "data.synthetic.shape=[3, 4]"});
   const std::string dumped = to_yaml(config);
