@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "config/duplicate_keys.h"
+#include "config/merge_keys.h"
 #include "util/error.h"
 #include "util/read_file.h"
 
@@ -66,7 +67,9 @@ YAML::Node parse_document(const std::string& text, const std::string& file, Read
   }
   int64_t values = 0;
   check_expanded_size(root, values, file);
-  report_duplicate_keys(root, "", [&](const YAML::Node& key) { return position(file, key); }, context);
+  const auto locate = [&](const YAML::Node& key) { return position(file, key); };
+  report_duplicate_keys(root, "", locate, context);
+  apply_merge_keys(root, "", locate, context);
   if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap()) throw ConfigError({file + ": expected a mapping of sections (experiment:, data:, ...)"});
   return root;

@@ -360,6 +360,41 @@ model:
   CHECK_THAT(deep[0], Catch::StartsWith("exp.yaml:8:") && Catch::Contains("nested too deeply"));
 }
 
+TEST_CASE("YAML merge keys take an anchored mapping's keys, the mapping's own and the first source's winning",
+          "[config]") {
+  const auto config = parse_experiment(R"(experiment: {name: tiny}
+data: {dataset: synthetic}
+model:
+  layers:
+    - &hidden {type: dense, units: 16, activation: relu}
+    - {<<: *hidden, units: 8}
+    - <<: [{units: 4, use_bias: false}, *hidden]
+    - {type: dense, units: classes, activation: softmax}
+)",
+                                       "exp.yaml");
+  REQUIRE(config.model.layers.size() == 4);
+  const auto* first = config.model.layers[0].as<DenseLayer>();
+  const auto* own = config.model.layers[1].as<DenseLayer>();
+  const auto* listed = config.model.layers[2].as<DenseLayer>();
+  REQUIRE((first && own && listed));
+  CHECK(first->units.value == 16);  // the anchored mapping itself is left as it was
+  CHECK(own->units.value == 8);
+  CHECK(own->activation == Activation::kRelu);
+  CHECK(listed->units.value == 4);
+  CHECK_FALSE(listed->use_bias);
+  CHECK(listed->activation == Activation::kRelu);
+
+  const std::string hidden = std::string(kMinimal) + "    - &h {type: dense, units: 2}\n";
+  const auto scalar = problems_of(hidden + "    - {<<: 3, type: dense, units: 2}\n");
+  REQUIRE(scalar.size() == 1);
+  CHECK(scalar[0] == "exp.yaml:9:8: model.layers[2].<<: expected a mapping to merge (<<: *name) or a list of them "
+                     "(<<: [*a, *b]), got a value");
+  CHECK_THAT(problems_of(hidden + "    - {<<: [*h, 3]}\n").at(0), Catch::Contains("got a list holding other values"));
+  // Quoted, << is a key like any other.
+  CHECK_THAT(problems_of(hidden + "    - {\"<<\": *h, type: dense, units: 2}\n").at(0),
+             Catch::Contains("unknown key 'model.layers[2].<<'"));
+}
+
 TEST_CASE("command-line overrides go through the same checks", "[config]") {
   const auto config = parse_experiment(kMinimal, "exp.yaml",
                                        {"optimizer.lr=0.05", "train.epochs=2", "model.layers.0.units=7",
