@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "config/document_limits.h"
 #include "config/duplicate_keys.h"
 #include "config/merge_keys.h"
 #include "util/error.h"
@@ -30,28 +31,6 @@ std::string chain_text(const std::vector<std::string>& chain) {
   return out;
 }
 
-// Values a document may expand to, each alias (*name) counted as often as
-// it is used: an experiment file holds hundreds, a large graph model tens
-// of thousands. Nine nested aliases of nine items each ("billion laughs")
-// are 387 million, which every later walk of the tree would visit.
-constexpr int64_t kMaxDocumentValues = 1'000'000;
-
-// Throws ConfigError at the node where the expanded count passes the limit.
-void check_expanded_size(const YAML::Node& node, int64_t& count, const std::string& file) {
-  if (++count > kMaxDocumentValues)
-    throw ConfigError({file + ":" + std::to_string(node.Mark().line + 1) + ":" + std::to_string(node.Mark().column + 1) +
-                       ": the document expands to more than " + std::to_string(kMaxDocumentValues) +
-                       " values through YAML aliases (*name), far more than any experiment; expand it by hand or "
-                       "use fewer nested aliases"});
-  if (node.IsSequence())
-    for (const auto& item : node) check_expanded_size(item, count, file);
-  else if (node.IsMap())
-    for (const auto& entry : node) {
-      check_expanded_size(entry.first, count, file);
-      check_expanded_size(entry.second, count, file);
-    }
-}
-
 YAML::Node parse_document(const std::string& text, const std::string& file, ReadContext& context) {
   YAML::Node root;
   try {
@@ -65,9 +44,9 @@ YAML::Node parse_document(const std::string& text, const std::string& file, Read
     throw ConfigError({file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                        ": invalid YAML: " + e.msg});
   }
-  int64_t values = 0;
-  check_expanded_size(root, values, file);
-  const auto locate = [&](const YAML::Node& key) { return position(file, key); };
+  const auto locate = [&](const YAML::Node& node) { return position(file, node); };
+  if (const DocumentProblem problem = document_limit_problem(root, locate))
+    throw ConfigError({problem.location + ": " + problem.message});
   report_duplicate_keys(root, "", locate, context);
   apply_merge_keys(root, "", locate, context);
   if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);

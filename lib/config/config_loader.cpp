@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "config/config_compose.h"
+#include "config/document_limits.h"
 #include "config/duplicate_keys.h"
 #include "config/field_reader.h"
 #include "config/validate.h"
@@ -34,7 +35,12 @@ void apply_override(YAML::Node& root, const std::string& text, ReadContext& cont
     context.problem("--set " + text, std::string("value is not valid YAML: ") + e.msg);
     return;
   }
-  report_duplicate_keys(value, key, [&](const YAML::Node&) { return "--set " + text; }, context);
+  const auto at_the_set = [&](const YAML::Node&) { return "--set " + text; };
+  if (const DocumentProblem problem = document_limit_problem(value, at_the_set)) {
+    context.problem(problem.location, problem.message);
+    return;
+  }
+  report_duplicate_keys(value, key, at_the_set, context);
 
   std::vector<std::string> parts;
   std::stringstream stream(key);

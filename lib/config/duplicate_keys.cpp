@@ -13,7 +13,8 @@ void walk(const YAML::Node& node, const std::string& path,
           const std::function<std::string(const YAML::Node&)>& locate, ReadContext& context,
           std::set<Mark>& reported) {
   if (node.IsSequence()) {
-    for (size_t i = 0; i < node.size(); ++i) walk(node[i], path + "[" + std::to_string(i) + "]", locate, context, reported);
+    for (size_t i = 0; i < node.size(); ++i)
+      walk(node[i], path + "[" + std::to_string(i) + "]", locate, context, reported);
     return;
   }
   if (!node.IsMap()) return;

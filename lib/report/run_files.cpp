@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "config/document_limits.h"
 #include "util/error.h"
 #include "util/read_file.h"
 
@@ -41,7 +42,10 @@ void flatten(const YAML::Node& node, const std::string& path, std::map<std::stri
 std::map<std::string, std::string> flatten_yaml(const std::string& text) {
   std::map<std::string, std::string> out;
   try {
-    flatten(YAML::Load(text), "", out);
+    // A config.yaml edited by hand may hold aliases in the millions or to themselves.
+    const YAML::Node document = YAML::Load(text);
+    if (document_limit_problem(document, [](const YAML::Node&) { return std::string(); })) return out;
+    flatten(document, "", out);
   } catch (const YAML::Exception&) {
     out.clear();
   }

@@ -331,7 +331,8 @@ TEST_CASE("invalid YAML reports its position", "[config]") {
   CHECK_THAT(problems[0], Catch::StartsWith("exp.yaml:") && Catch::Contains("invalid YAML"));
 }
 
-TEST_CASE("YAML aliases work, but not nested into millions of values, nor nesting past the reader's depth",
+TEST_CASE("YAML aliases work, but not nested into millions of values, nor holding themselves, nor nesting past the "
+          "reader's depth",
           "[config]") {
   const auto config = parse_experiment(R"(experiment: {name: tiny}
 data: {dataset: synthetic}
@@ -355,6 +356,16 @@ model:
   REQUIRE(many.size() == 1);
   CHECK_THAT(many[0], Catch::StartsWith("exp.yaml:") &&
                           Catch::Contains("expands to more than 1000000 values through YAML aliases"));
+  // An alias inside the value it names: yaml-cpp makes a cycle of it.
+  for (const char* itself : {"train: &t {x: *t}\n", "metrics: &m [accuracy, *m]\n", "train: &t {<<: *t}\n"}) {
+    const auto cycle = problems_of(std::string(kMinimal) + itself);
+    REQUIRE(cycle.size() == 1);
+    CHECK_THAT(cycle[0], Catch::StartsWith("exp.yaml:8:") &&
+                             Catch::Contains("this value holds an alias (*name) to itself"));
+  }
+  const auto set_cycle = problems_of(kMinimal, {"train=&t {x: *t}"});
+  REQUIRE(set_cycle.size() == 1);
+  CHECK_THAT(set_cycle[0], Catch::StartsWith("--set train=&t {x: *t}: this value holds an alias (*name) to itself"));
   const auto deep = problems_of(std::string(kMinimal) + "metrics: " + std::string(5000, '[') + std::string(5000, ']'));
   REQUIRE(deep.size() == 1);
   CHECK_THAT(deep[0], Catch::StartsWith("exp.yaml:8:") && Catch::Contains("nested too deeply"));

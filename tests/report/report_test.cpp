@@ -119,6 +119,8 @@ TEST_CASE("a YAML config flattens to key paths", "[report]") {
   CHECK(flat.at("layers[0].units") == "4");
   CHECK(flat.at("layers[1].type") == "relu");
   CHECK(flatten_yaml("a: [unclosed").empty());
+  // A config.yaml edited into a value that holds itself: no table, and no crash.
+  CHECK(flatten_yaml("a: &a {b: *a}\n").empty());
 }
 
 TEST_CASE("the report of one run: its table, every metric, steps, speed, memory and config", "[report]") {
