@@ -1,7 +1,7 @@
 #pragma once
 // YAML's merge key: `{<<: *base, units: 8}` is the mapping anchored as
 // `base` with `units` replaced, and `<<: [*a, *b]` takes keys from both (a's
-// first). It comes from YAML 1.1 and PyYAML, OmegaConf and most YAML readers
+// first). It comes from YAML 1.1, and PyYAML and most YAML readers
 // apply it; yaml-cpp reads `<<` as an ordinary key, which would then be
 // refused as unknown, so trainer applies it itself as each file is read.
 #include <yaml-cpp/yaml.h>
