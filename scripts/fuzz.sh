@@ -89,10 +89,13 @@ mkdir -p "$build/findings"
 # Fuzzes TARGET for the given seconds; its exit status goes to a file beside
 # its log.
 fuzz_target() {  # TARGET
-  local t=$1 status=0
+  local t=$1 status=0 dict=()
   mkdir -p "$build/corpus/$t"
-  "$build/fuzz_$t" "$build/corpus/$t" "$seeds/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
-    -print_final_stats=1 -artifact_prefix="$build/findings/$t-" >"$build/fuzz_$t.log" 2>&1 || status=$?
+  # A target's words (tests/fuzz/TARGET.dict), which mutation alone would seldom put together.
+  [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
+  "$build/fuzz_$t" "$build/corpus/$t" "$seeds/$t" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$build/findings/$t-" >"$build/fuzz_$t.log" 2>&1 ||
+    status=$?
   echo "$status" >"$build/fuzz_$t.status"
 }
 # A fuzzer is one process: the targets run side by side, one per core.
