@@ -43,6 +43,20 @@ for f in configs/*.yaml; do
   cp "$f" "$seeds/config/"
   { echo "--set train.epochs=3"; cat "$f"; } >"$seeds/config/set-$(basename "$f")"
 done
+# Anchors, aliases and merge keys, which no shipped config uses.
+cat >"$seeds/config/merge-keys.yaml" <<'YAML'
+experiment: {name: merged}
+data: {dataset: synthetic}
+model:
+  layers:
+    - &hidden {type: dense, units: 16, activation: relu}
+    - {<<: *hidden, units: 8}
+    - <<: [{units: 4, use_bias: false}, *hidden]
+    - *hidden
+    - {type: dense, units: classes, activation: softmax}
+train: &train {epochs: 2, batch_size: 8}
+optimizer: {<<: {name: adam, lr: 0.1}, lr: 0.01}
+YAML
 /usr/bin/python3 - "$seeds" <<'PY'
 import io, os, pickle, struct, sys
 import numpy as np
