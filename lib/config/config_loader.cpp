@@ -47,6 +47,7 @@ void apply_override(YAML::Node& root, const std::string& text, ReadContext& cont
   for (std::string part; std::getline(stream, part, '.');) parts.push_back(part);
 
   std::string path;
+  std::string created;  // the first mapping on the way that the file did not have
   YAML::Node current = root;
   for (size_t i = 0; i < parts.size(); ++i) {
     const std::string& part = parts[i];
@@ -79,12 +80,18 @@ void apply_override(YAML::Node& root, const std::string& text, ReadContext& cont
     if (last) {
       current[part] = value;
     } else {
-      if (!current[part].IsMap() && !current[part].IsSequence()) current[part] = YAML::Node(YAML::NodeType::Map);
+      if (!current[part].IsMap() && !current[part].IsSequence()) {
+        current[part] = YAML::Node(YAML::NodeType::Map);
+        if (created.empty()) created = path;
+      }
       YAML::Node next = current[part];
       current.reset(next);
     }
   }
   context.note_override(path, text);
+  // A mapping this --set made (`--set trian.epochs=1`): what is wrong with
+  // it is the --set's, not the file's.
+  if (!created.empty()) context.note_override(created, text);
 }
 
 // Defaults that depend on other keys; `root` says which keys were given.

@@ -619,6 +619,19 @@ TEST_CASE("memory limits and device lists parse in every documented form", "[con
   CHECK_THAT(problems_of(std::string(kMinimal) + "memory_limit: lots\n").at(0), Catch::Contains("expected MiB"));
 }
 
+TEST_CASE("a key that a --set brings in with its path is blamed on the --set, not the file", "[config]") {
+  const auto section = problems_of(kMinimal, {"trian.epochs=1"});
+  REQUIRE(section.size() == 1);
+  CHECK_THAT(section[0], Catch::StartsWith("--set trian.epochs=1: unknown key 'trian' (did you mean 'train'?)"));
+  const auto inner = problems_of(kMinimal, {"optimizer.foo.bar=1"});
+  REQUIRE(inner.size() == 1);
+  CHECK_THAT(inner[0], Catch::StartsWith("--set optimizer.foo.bar=1: unknown key 'optimizer.foo'"));
+  // A section the file has keeps the file's lines for its own keys.
+  const auto file_key = problems_of(std::string(kMinimal) + "train: {epohcs: 2}\n", {"train.batch_size=4"});
+  REQUIRE(file_key.size() == 1);
+  CHECK_THAT(file_key[0], Catch::StartsWith("exp.yaml:8:") && Catch::Contains("unknown key 'train.epohcs'"));
+}
+
 TEST_CASE("several --set for one key apply in order, the last winning, even over a mapping", "[config]") {
   CHECK(parse_experiment(kMinimal, "exp.yaml", {"train.epochs=2", "train.epochs=5"}).train.epochs == 5);
   const auto config = parse_experiment(kMinimal, "exp.yaml", {"train={epochs: 2, batch_size: 4}", "train.epochs=7"});
