@@ -5,7 +5,7 @@
 # in build-fuzz/ (TRAINER_FUZZ_BUILD_DIR), seeded from the test data: the
 # configs, an IDX file, Pillow-written images, numpy-written .npz files and
 # their pickle, Reuters SGML (when TRAINER_DATA_DIR holds the corpus), a
-# checkpoint written by build/trainer (when built). The targets run side by
+# checkpoint written by build/trainer and its exported weights (when built). The targets run side by
 # side, one per core. Prints each target's executions and findings; a crash,
 # a sanitizer report, a leak or a hang (10 s) is a finding, saved under
 # build-fuzz/findings/, and makes the exit status 1.
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${TRAINER_FUZZ_BUILD_DIR:-build-fuzz}
-targets=(config csv idx image npz pickle sgml checkpoint)
+targets=(config csv idx image npz pickle sgml checkpoint weights)
 
 packages=(clang libclang-rt-14-dev cmake libyaml-cpp-dev libspdlog-dev zlib1g-dev libpng-dev libjpeg-dev libssl-dev
           python3-numpy python3-pil)
@@ -95,7 +95,14 @@ model: {layers: [{type: dense, units: classes, activation: softmax}]}
 train: {epochs: 1, batch_size: 32}
 log: {dir: $work/runs, run_name: r, progress: never}
 YAML
-  build/trainer run "$work/e.yaml" --quiet >/dev/null 2>&1 && cp "$work"/runs/seed/r/checkpoints/*.pt "$seeds/checkpoint/"
+  if build/trainer run "$work/e.yaml" --quiet >/dev/null 2>&1; then
+    cp "$work"/runs/seed/r/checkpoints/*.pt "$seeds/checkpoint/"
+    # Its weights as Python reads them: what init_from takes.
+    for format in safetensors npz; do
+      build/trainer export --checkpoint "$work/runs/seed/r" -o "$seeds/weights/seed.$format" --quiet >/dev/null 2>&1
+    done
+    rm -f "$seeds/weights/"*.yaml
+  fi
   rm -rf "$work"
 fi
 
