@@ -325,6 +325,15 @@ TEST_CASE("duplicate keys are refused in a list's items, a --set value and throu
         }) == 1);
 }
 
+TEST_CASE("a second YAML document in the file is refused at its line, not dropped", "[config]") {
+  const auto second = problems_of(std::string(kMinimal) + "---\ntrain: {epochs: 5}\n");
+  REQUIRE(second.size() == 1);
+  CHECK_THAT(second[0], Catch::StartsWith("exp.yaml:9:") && Catch::Contains("a second YAML document (after ---)"));
+  // One document, marked at both ends, is one document.
+  CHECK(problems_of("---\n" + std::string(kMinimal) + "...\n").empty());
+  CHECK(problems_of("").size() == 1);  // no document: the sections are missing, as before
+}
+
 TEST_CASE("invalid YAML reports its position", "[config]") {
   const auto problems = problems_of("experiment: {name: x\ndata: [");
   REQUIRE(problems.size() == 1);
