@@ -84,6 +84,12 @@ class FieldReader {
  private:
   std::string join_path(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
 
+  YAML::Node key_node(const std::string& key) const {
+    for (auto it = map_.begin(); it != map_.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key) return it->first;
+    return map_;
+  }
+
   bool failed(const std::string& key) const { return std::find(failed_.begin(), failed_.end(), key) != failed_.end(); }
 
   template <class T>
@@ -98,7 +104,10 @@ class FieldReader {
       }
       return;
     }
-    context_.remember(path, child);
+    // yaml-cpp places an empty value (`train:` and nothing) where the next
+    // line starts, past the end of a file's last line: the key is where the
+    // user wrote it.
+    context_.remember(path, child.IsNull() ? key_node(key) : child);
     if (!read_value(child, path, field)) {
       failed_.push_back(key);
       return;
@@ -116,7 +125,8 @@ class FieldReader {
     else if (node.IsSequence()) got = "a list";
     else if (node.IsMap()) got = "a mapping";
     else got = "nothing";
-    context_.problem(context_.where(path, node), path + ": expected " + expected + ", got " + got +
+    const std::string at = node.IsNull() ? context_.location_of(path) : context_.where(path, node);
+    context_.problem(at, path + ": expected " + expected + ", got " + got +
                                                      (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)"));
   }
 

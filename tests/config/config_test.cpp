@@ -334,6 +334,18 @@ TEST_CASE("a second YAML document in the file is refused at its line, not droppe
   CHECK(problems_of("").size() == 1);  // no document: the sections are missing, as before
 }
 
+TEST_CASE("an empty value is reported at its key, not where the next line would start", "[config]") {
+  const auto section = problems_of(std::string(kMinimal) + "train:\n");
+  REQUIRE(section.size() == 1);
+  CHECK(section[0] == "exp.yaml:8:1: train: expected a mapping of keys, got nothing");
+  const auto value = problems_of(std::string(kMinimal) + "train:\n  epochs:\n");
+  REQUIRE(value.size() == 1);
+  CHECK(value[0] == "exp.yaml:9:3: train.epochs: expected an integer, got nothing");
+  const auto set = problems_of(kMinimal, {"train.epochs="});
+  REQUIRE(set.size() == 1);
+  CHECK_THAT(set[0], Catch::StartsWith("--set train.epochs=: train.epochs: expected an integer"));
+}
+
 TEST_CASE("invalid YAML reports its position", "[config]") {
   const auto problems = problems_of("experiment: {name: x\ndata: [");
   REQUIRE(problems.size() == 1);
