@@ -24,6 +24,14 @@ model:
     - {type: dense, units: classes, activation: softmax}
 )";
 
+// A first layer anchored as `hidden`, for the layers after it to repeat.
+const char* kAnchoredLayer = R"(experiment: {name: tiny}
+data: {dataset: synthetic}
+model:
+  layers:
+    - &hidden {type: dense, units: 16, activation: relu}
+)";
+
 std::vector<std::string> problems_of(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
   try {
     parse_experiment(yaml, "exp.yaml", overrides);
@@ -355,12 +363,7 @@ TEST_CASE("invalid YAML reports its position", "[config]") {
 TEST_CASE("YAML aliases work, but not nested into millions of values, nor holding themselves, nor nesting past the "
           "reader's depth",
           "[config]") {
-  const auto config = parse_experiment(R"(experiment: {name: tiny}
-data: {dataset: synthetic}
-model:
-  layers:
-    - &hidden {type: dense, units: 16, activation: relu}
-    - *hidden
+  const auto config = parse_experiment(std::string(kAnchoredLayer) + R"(    - *hidden
     - {type: dense, units: classes, activation: softmax}
 )",
                                        "exp.yaml");
@@ -394,12 +397,7 @@ model:
 
 TEST_CASE("YAML merge keys take an anchored mapping's keys, the mapping's own and the first source's winning",
           "[config]") {
-  const auto config = parse_experiment(R"(experiment: {name: tiny}
-data: {dataset: synthetic}
-model:
-  layers:
-    - &hidden {type: dense, units: 16, activation: relu}
-    - {<<: *hidden, units: 8}
+  const auto config = parse_experiment(std::string(kAnchoredLayer) + R"(    - {<<: *hidden, units: 8}
     - <<: [{units: 4, use_bias: false}, *hidden]
     - {type: dense, units: classes, activation: softmax}
 )",
