@@ -11,6 +11,7 @@
 #include "config/document_limits.h"
 #include "config/duplicate_keys.h"
 #include "config/merge_keys.h"
+#include "config/yaml_nodes.h"
 #include "util/error.h"
 #include "util/read_file.h"
 
@@ -120,14 +121,6 @@ void expand_tree(YAML::Node node, const std::string& path, const std::string& fi
   }
 }
 
-// The key node of `map` that reads `key`, when one does. (yaml-cpp's
-// map[node] compares nodes by identity, not by their text.)
-std::optional<YAML::Node> key_node(const YAML::Node& map, const std::string& key) {
-  for (auto it = map.begin(); it != map.end(); ++it)
-    if (it->first.IsScalar() && it->first.Scalar() == key) return it->first;
-  return std::nullopt;
-}
-
 // `top` over `base`: mappings merged key by key, anything else replaced.
 // The key nodes are kept (with their line numbers) for the messages.
 YAML::Node merge(const YAML::Node& base, const YAML::Node& top, const std::string& path, const std::string& file,
@@ -137,7 +130,7 @@ YAML::Node merge(const YAML::Node& base, const YAML::Node& top, const std::strin
   for (auto it = top.begin(); it != top.end(); ++it) {
     const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
     const std::string child = path.empty() ? key : path + "." + key;
-    const std::optional<YAML::Node> existing = key_node(out, key);
+    const std::optional<YAML::Node> existing = find_key(out, key);
     if (!existing) {
       out[it->first] = it->second;
       context.note_source(child, file);

@@ -3,10 +3,10 @@
 #include <map>
 #include <utility>
 
+#include "config/yaml_nodes.h"
+
 namespace trainer {
 namespace {
-
-using Mark = std::pair<int, int>;
 
 class Walk {
  public:
@@ -23,7 +23,7 @@ class Walk {
     if (!node.IsSequence() && !node.IsMap()) return true;
     // A mapping or list is known by where it starts; the node itself
     // confirms that a second one there is the same one, met again inside.
-    const Mark mark{node.Mark().line, node.Mark().column};
+    const NodeMark mark = node_mark(node);
     if (const auto found = enclosing_.find(mark); found != enclosing_.end() && found->second.is(node)) {
       problem = {locate_(node),
                  "this value holds an alias (*name) to itself, so it would contain itself without end; write the "
@@ -48,7 +48,7 @@ class Walk {
  private:
   const std::function<std::string(const YAML::Node&)>& locate_;
   int64_t count_ = 0;
-  std::map<Mark, YAML::Node> enclosing_;  // the mappings and lists the node is inside
+  std::map<NodeMark, YAML::Node> enclosing_;  // the mappings and lists the node is inside
 };
 
 }  // namespace

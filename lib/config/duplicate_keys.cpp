@@ -4,14 +4,14 @@
 #include <set>
 #include <utility>
 
+#include "config/yaml_nodes.h"
+
 namespace trainer {
 namespace {
 
-using Mark = std::pair<int, int>;
-
 void walk(const YAML::Node& node, const std::string& path,
           const std::function<std::string(const YAML::Node&)>& locate, ReadContext& context,
-          std::set<Mark>& reported) {
+          std::set<NodeMark>& reported) {
   if (node.IsSequence()) {
     for (size_t i = 0; i < node.size(); ++i)
       walk(node[i], path + "[" + std::to_string(i) + "]", locate, context, reported);
@@ -28,8 +28,7 @@ void walk(const YAML::Node& node, const std::string& path,
     if (!inserted) {
       // A mapping reached through several aliases (*name) is one mapping: its
       // duplicate is reported once, at the anchor's line.
-      const Mark mark{it->first.Mark().line, it->first.Mark().column};
-      if (!reported.insert(mark).second) continue;
+      if (!reported.insert(node_mark(it->first)).second) continue;
       const std::string here = locate(it->first);
       const std::string there = locate(first->second);
       context.problem(here, "duplicate key '" + child + "'" + (there == here ? "" : " (first at " + there + ")"));
@@ -43,7 +42,7 @@ void walk(const YAML::Node& node, const std::string& path,
 
 void report_duplicate_keys(const YAML::Node& node, const std::string& path,
                            const std::function<std::string(const YAML::Node&)>& locate, ReadContext& context) {
-  std::set<Mark> reported;
+  std::set<NodeMark> reported;
   walk(node, path, locate, context, reported);
 }
 

@@ -11,6 +11,7 @@
 
 #include "config/read_context.h"
 #include "config/spelling.h"
+#include "config/yaml_nodes.h"
 #include "config/yaml_codec.h"
 #include "spec/checks.h"
 #include "util/text.h"
@@ -84,12 +85,6 @@ class FieldReader {
  private:
   std::string join_path(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
 
-  YAML::Node key_node(const std::string& key) const {
-    for (auto it = map_.begin(); it != map_.end(); ++it)
-      if (it->first.IsScalar() && it->first.Scalar() == key) return it->first;
-    return map_;
-  }
-
   bool failed(const std::string& key) const { return std::find(failed_.begin(), failed_.end(), key) != failed_.end(); }
 
   template <class T>
@@ -107,7 +102,7 @@ class FieldReader {
     // yaml-cpp places an empty value (`train:` and nothing) where the next
     // line starts, past the end of a file's last line: the key is where the
     // user wrote it.
-    context_.remember(path, child.IsNull() ? key_node(key) : child);
+    context_.remember(path, child.IsNull() ? find_key(map_, key).value_or(map_) : child);
     if (!read_value(child, path, field)) {
       failed_.push_back(key);
       return;

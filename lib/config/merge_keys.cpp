@@ -5,22 +5,16 @@
 #include <utility>
 #include <vector>
 
+#include "config/yaml_nodes.h"
+
 namespace trainer {
 namespace {
-
-using Mark = std::pair<int, int>;
 
 // Only a plain <<, as YAML 1.1 defines it (or one tagged !!merge): a quoted
 // "<<" is a key like any other.
 bool is_merge_key(const YAML::Node& key) {
   if (!key.IsScalar() || key.Scalar() != "<<") return false;
   return key.Tag() == "?" || key.Tag() == "tag:yaml.org,2002:merge";
-}
-
-bool has_key(const YAML::Node& map, const std::string& key) {
-  for (auto it = map.begin(); it != map.end(); ++it)
-    if (it->first.IsScalar() && !is_merge_key(it->first) && it->first.Scalar() == key) return true;
-  return false;
 }
 
 class Merger {
@@ -35,7 +29,7 @@ class Merger {
     }
     if (!node.IsMap()) return;
     // A mapping reached again through an alias (*name) is merged already.
-    if (!done_.insert({node.Mark().line, node.Mark().column}).second) return;
+    if (!done_.insert(node_mark(node)).second) return;
     std::vector<std::pair<YAML::Node, YAML::Node>> merges;  // (the << key, its value)
     for (auto it = node.begin(); it != node.end(); ++it) {
       const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
@@ -64,13 +58,13 @@ class Merger {
     for (YAML::Node source : sources) {
       walk(source, path);
       for (auto it = source.begin(); it != source.end(); ++it)
-        if (!it->first.IsScalar() || !has_key(map, it->first.Scalar())) map[it->first] = it->second;
+        if (!it->first.IsScalar() || !find_key(map, it->first.Scalar())) map[it->first] = it->second;
     }
   }
 
   const std::function<std::string(const YAML::Node&)>& locate_;
   ReadContext& context_;
-  std::set<Mark> done_;
+  std::set<NodeMark> done_;
 };
 
 }  // namespace
