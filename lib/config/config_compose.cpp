@@ -35,14 +35,7 @@ std::string chain_text(const std::vector<std::string>& chain) {
 YAML::Node parse_document(const std::string& text, const std::string& file, ReadContext& context) {
   YAML::Node root;
   try {
-    // Every document, so that a second one (after ---) is refused, as PyYAML
-    // refuses it, rather than quietly dropped.
-    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    if (documents.size() > 1)
-      throw ConfigError({position(file, documents[1]) +
-                         ": a second YAML document (after ---): an experiment file is one document; put its keys "
-                         "in the first, or in a file that extends it (extends:)"});
-    if (!documents.empty()) root = documents.front();
+    root = YAML::Load(text);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own message for this is "bad file".
     throw ConfigError({file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +

@@ -333,15 +333,6 @@ TEST_CASE("duplicate keys are refused in a list's items, a --set value and throu
         }) == 1);
 }
 
-TEST_CASE("a second YAML document in the file is refused at its line, not dropped", "[config]") {
-  const auto second = problems_of(std::string(kMinimal) + "---\ntrain: {epochs: 5}\n");
-  REQUIRE(second.size() == 1);
-  CHECK_THAT(second[0], Catch::StartsWith("exp.yaml:9:") && Catch::Contains("a second YAML document (after ---)"));
-  // One document, marked at both ends, is one document.
-  CHECK(problems_of("---\n" + std::string(kMinimal) + "...\n").empty());
-  CHECK(problems_of("").size() == 1);  // no document: the sections are missing, as before
-}
-
 TEST_CASE("an empty value is reported at its key, not where the next line would start", "[config]") {
   const auto section = problems_of(std::string(kMinimal) + "train:\n");
   REQUIRE(section.size() == 1);
