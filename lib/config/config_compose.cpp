@@ -12,6 +12,7 @@
 #include "config/duplicate_keys.h"
 #include "config/merge_keys.h"
 #include "config/yaml_nodes.h"
+#include "config/yaml_tags.h"
 #include "util/error.h"
 #include "util/read_file.h"
 
@@ -49,6 +50,7 @@ YAML::Node parse_document(const std::string& text, const std::string& file, Read
   if (const DocumentProblem problem = document_limit_problem(root, locate))
     throw ConfigError({problem.location + ": " + problem.message});
   report_duplicate_keys(root, "", locate, context);
+  report_yaml_tags(root, "", locate, context);
   apply_merge_keys(root, "", locate, context);
   if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap()) throw ConfigError({file + ": expected a mapping of sections (experiment:, data:, ...)"});

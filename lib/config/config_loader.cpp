@@ -9,6 +9,7 @@
 #include "config/duplicate_keys.h"
 #include "config/field_reader.h"
 #include "config/validate.h"
+#include "config/yaml_tags.h"
 #include "util/error.h"
 #include "util/read_file.h"
 
@@ -41,6 +42,10 @@ void apply_override(YAML::Node& root, const std::string& text, ReadContext& cont
     return;
   }
   report_duplicate_keys(value, key, at_the_set, context);
+  // A value whose tag is refused is not set: its own checks would report it twice.
+  const size_t problems_before = context.problems().size();
+  report_yaml_tags(value, key, at_the_set, context);
+  if (context.problems().size() > problems_before) return;
 
   std::vector<std::string> parts;
   std::stringstream stream(key);

@@ -416,6 +416,57 @@ TEST_CASE("YAML merge keys take an anchored mapping's keys, the mapping's own an
              Catch::Contains("unknown key 'model.layers[2].<<'"));
 }
 
+TEST_CASE("YAML tags: the core schema's read when they fit their value, any other refused at its line",
+          "[config]") {
+  // The core tags say what the value already is; !!null makes a value null.
+  const auto config = parse_experiment(std::string(kMinimal) +
+                                           "train: !!map {epochs: !!int 3, batch_size: !!str 8}\n"
+                                           "optimizer: {name: momentum, lr: !!float 0.5, nesterov: !!bool true, "
+                                           "weight_decay: !!null ~}\n",
+                                       "exp.yaml");
+  CHECK(config.train.epochs == 3);
+  CHECK(config.train.batch_size.value == 8);  // as "8" reads, quoted
+  CHECK(config.optimizer.lr == 0.5);
+
+  // A tag that is not read would drop what it means in silence: an include
+  // was the string 'data.yaml' ("expected a mapping"), !foo 3 was 3.
+  const auto include = problems_of(std::string(kMinimal) + "train: !include train.yaml\n");
+  REQUIRE(include.size() == 1);
+  CHECK_THAT(include[0], Catch::StartsWith("exp.yaml:8:8: train: YAML tag '!include' is not read by trainer") &&
+                             Catch::Contains("name the base file in extends:"));
+  const auto local = problems_of(std::string(kMinimal) + "train: {epochs: !foo 3}\n");
+  REQUIRE(local.size() == 1);
+  CHECK_THAT(local[0], Catch::StartsWith("exp.yaml:8:17: train.epochs: YAML tag '!foo' is not read by trainer"));
+  CHECK_THAT(problems_of(std::string(kMinimal) + "train: {epochs: !ENV '${EPOCHS}'}\n").at(0),
+             Catch::Contains("as ${VAR} or ${VAR:-default}, with no tag"));
+  // What PyYAML's yaml.dump (not safe_dump) writes for a tuple.
+  const auto tuple = problems_of(std::string(kMinimal) + "metrics: !!python/tuple [accuracy]\n");
+  REQUIRE(tuple.size() == 1);
+  CHECK_THAT(tuple[0], Catch::StartsWith("exp.yaml:8:10: metrics: YAML tag '!!python/tuple' is not read") &&
+                           Catch::Contains("write the tuple as a list"));
+  CHECK_THAT(problems_of(std::string(kMinimal) + "train: {epochs: !<tag:example.com,2026:n> 3}\n").at(0),
+             Catch::Contains("YAML tag '!<tag:example.com,2026:n>' is not read"));
+
+  // A core tag on a value that is not of its kind, as safe_load refuses it.
+  const auto misfit = problems_of(std::string(kMinimal) + "train: {epochs: !!int three, batch_size: !!map 4}\n");
+  REQUIRE(misfit.size() == 2);
+  CHECK(misfit[0] == "exp.yaml:8:17: train.epochs: YAML tag '!!int' on 'three', which is not an integer");
+  CHECK(misfit[1] == "exp.yaml:8:42: train.batch_size: YAML tag '!!map' on '4', which is not a mapping");
+
+  // All at once with the rest, in a --set, once through an alias, and on keys.
+  const auto several = problems_of(std::string(kMinimal) + "train: {epochs: !x 1, batch_size: !y 2}\n");
+  CHECK(several.size() == 2);
+  const auto set = problems_of(kMinimal, {"train.epochs=!foo 3"});
+  REQUIRE(set.size() == 1);
+  CHECK(set[0].rfind("--set train.epochs=!foo 3: train.epochs: YAML tag '!foo' is not read by trainer", 0) == 0);
+  const auto aliased = problems_of(std::string(kMinimal) + "train: {epochs: &e !foo 1}\nevaluate: {a: *e, b: *e}\n");
+  CHECK(std::count_if(aliased.begin(), aliased.end(), [](const std::string& p) {
+          return p.find("YAML tag") != std::string::npos;
+        }) == 1);
+  CHECK_THAT(problems_of(std::string(kMinimal) + "train: {!k epochs: 1}\n").at(0),
+             Catch::Contains("train.epochs: YAML tag '!k' is not read"));
+}
+
 TEST_CASE("command-line overrides go through the same checks", "[config]") {
   const auto config = parse_experiment(kMinimal, "exp.yaml",
                                        {"optimizer.lr=0.05", "train.epochs=2", "model.layers.0.units=7",
