@@ -4,6 +4,7 @@
 #include "report/html_report.h"
 #include "runs/kept_run_file.h"
 #include "util/logging.h"
+#include "util/text.h"
 
 namespace trainer::app {
 
@@ -20,7 +21,8 @@ void add_report_command(CLI::App& app, Action& selected) {
   command->callback([options, &selected] {
     selected = [options] {
       if (options->output != "-") check_not_a_kept_run_file("-o", options->output);
-      write_report(options->run_dirs, options->output);
+      for (const std::string& unread : write_report(options->run_dirs, options->output))
+        log().warn("{}: the report leaves out what it holds", printable(unread));
       log().info("wrote {} ({} run{})", options->output == "-" ? "the report to standard output" : options->output,
                  options->run_dirs.size(),
                  options->run_dirs.size() == 1 ? "" : "s");

@@ -186,6 +186,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans",
        color: #1d2330; background: #fff; }
 h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 10px; }
 .sub { color: #5b6474; margin: 0 0 18px; }
+.unread { color: #9a6700; background: #fff8e5; border-left: 3px solid #d4a72c; padding: 6px 10px; margin: 0 0 12px; }
 table { border-collapse: collapse; font-size: 14px; }
 th, td { text-align: left; padding: 5px 12px 5px 0; border-bottom: 1px solid #e3e6ec; vertical-align: top; }
 th { color: #5b6474; font-weight: 600; }
@@ -224,6 +225,11 @@ std::string render_report(const std::vector<RunFiles>& runs) {
                                   xml_escape(runs[0].listing.started_at.empty() ? "(unknown)" : runs[0].listing.started_at)
                             : std::string("training solid, validation dashed; one colour per run")) +
           "</p>\n";
+  // A file that could not be read leaves its curves out: the page says why
+  // rather than look like a run that recorded nothing.
+  for (const RunFiles& run : runs)
+    for (const std::string& unread : run.unread)
+      html += "<p class=\"unread\">Left out: " + xml_escape(printable(unread)) + "</p>\n";
   html += runs_table(runs, charts.labels);
   if (runs.size() > 1) html += config_differences(runs, charts.labels);
 
@@ -269,7 +275,7 @@ std::string render_report(const std::vector<RunFiles>& runs) {
   return html + "</body>\n</html>\n";
 }
 
-void write_report(const std::vector<std::string>& run_dirs, const std::string& output) {
+std::vector<std::string> write_report(const std::vector<std::string>& run_dirs, const std::string& output) {
   std::vector<RunFiles> runs;
   if (output != "-") {
     check_replaceable(output);
@@ -285,10 +291,12 @@ void write_report(const std::vector<std::string>& run_dirs, const std::string& o
   const std::string html = render_report(runs);
   if (output != "-") {
     write_file_atomic(output, html);
-    return;
-  }
-  if (std::fwrite(html.data(), 1, html.size(), stdout) != html.size() || std::fflush(stdout) != 0)
+  } else if (std::fwrite(html.data(), 1, html.size(), stdout) != html.size() || std::fflush(stdout) != 0) {
     throw IoError(std::string("cannot write the report to standard output: ") + std::strerror(errno));
+  }
+  std::vector<std::string> unread;
+  for (const RunFiles& run : runs) unread.insert(unread.end(), run.unread.begin(), run.unread.end());
+  return unread;
 }
 
 }  // namespace trainer

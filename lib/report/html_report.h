@@ -17,8 +17,9 @@ namespace trainer {
 std::string render_report(const std::vector<RunFiles>& runs);
 
 // Reads the run directories and writes the page to `output` atomically
-// ("-": to standard output).
+// ("-": to standard output). Returns the runs' files that were there but
+// could not be read (RunFiles::unread), for the caller to warn of.
 // Throws DataError for a folder that is not a run, IoError for the output.
-void write_report(const std::vector<std::string>& run_dirs, const std::string& output);
+std::vector<std::string> write_report(const std::vector<std::string>& run_dirs, const std::string& output);
 
 }  // namespace trainer

@@ -1,8 +1,11 @@
 #include "report/run_files.h"
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +38,16 @@ void flatten(const YAML::Node& node, const std::string& path, std::map<std::stri
     text << YAML::Flow << node;
     out[path] = node.IsNull() ? "null" : text.c_str();
   }
+}
+
+// One of the run's files: nothing when it is absent (a run that has not
+// written it yet, or not that kind of run); one there that cannot be read (a
+// FIFO, a folder, past the size cap, no permission) is named in `unread`.
+std::optional<std::string> read_run_file(const fs::path& path, uint64_t cap, std::vector<std::string>& unread) {
+  FileRead read = read_regular_file(path.string(), cap, "run's " + path.filename().string());
+  if (read.ok()) return std::move(read.bytes);
+  if (!read.missing) unread.push_back(path.string() + " " + read.problem);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -72,17 +85,20 @@ RunFiles read_run_files(const std::string& dir) {
   const fs::path folder(dir);
   RunFiles run;
   run.dir = dir;
-  const auto metrics = read_text_file((folder / "metrics.jsonl").string());
+  const auto metrics = read_run_file(folder / "metrics.jsonl", kRecordFileCap, run.unread);
+  const auto record = read_run_file(folder / "run.json", kRecordFileCap, run.unread);
   bool listed = false;
-  if (fs::exists(folder / "run.json")) {
+  if (record) {
     try {
-      run.listing = read_run_listing(dir);
+      run.listing = run_listing_from_text(*record, dir);
       listed = true;
     } catch (const DataError&) {
       if (!metrics) throw;  // a damaged run.json and nothing else: nothing to show
     }
   }
   if (!listed) {
+    if (!metrics && !run.unread.empty())
+      throw DataError(run.unread.front(), "a run directory holds the run.json and metrics.jsonl trainer wrote there");
     if (!metrics)
       throw DataError(dir + ": not a run directory (no run.json or metrics.jsonl)",
                       "name a run's directory, such as runs/EXPERIMENT/RUN");
@@ -93,10 +109,11 @@ RunFiles read_run_files(const std::string& dir) {
   }
   if (metrics) {
     run.epochs = read_number_lines(*metrics);
-    run.classes = read_class_report(*metrics, read_text_file((folder / "run.json").string()).value_or(""));
+    run.classes = read_class_report(*metrics, record.value_or(""));
   }
-  if (const auto steps = read_text_file((folder / "steps.jsonl").string())) run.steps = read_number_lines(*steps);
-  if (const auto config = read_text_file((folder / "config.yaml").string())) {
+  if (const auto steps = read_run_file(folder / "steps.jsonl", kRecordFileCap, run.unread))
+    run.steps = read_number_lines(*steps);
+  if (const auto config = read_run_file(folder / "config.yaml", kConfigFileCap, run.unread)) {
     run.config_text = *config;
     run.config = flatten_yaml(*config);
   }

@@ -25,10 +25,15 @@ struct RunFiles {
   std::string config_text;                     // config.yaml as written
   std::optional<ClassReport> classes;          // a classifier's last validation, class by class
   SamplePictures samples;                      // an image-to-image model's newest sample pictures
+  // The run's files that are there but could not be read, each with why
+  // ("runs/x/metrics.jsonl is a FIFO, not a regular file"): the page leaves
+  // out what they hold and says so, and so does `trainer report`.
+  std::vector<std::string> unread;
 };
 
 // Reads `dir`. Throws DataError naming it when it holds neither run.json nor
-// metrics.jsonl (not a run directory). Lines that do not parse are skipped.
+// metrics.jsonl (not a run directory) or neither can be read. Lines that do
+// not parse are skipped.
 RunFiles read_run_files(const std::string& dir);
 
 // A YAML document as key paths to flow-style values: maps joined by ".",

@@ -86,7 +86,9 @@ RunListing listing_of(const Json& record, const fs::path& run_dir) {
 
 void scan(const fs::path& folder, int depth, RunScan& found) {
   std::error_code error;
-  if (fs::is_regular_file(folder / "run.json", error)) {
+  // A run.json that is not a file (a FIFO, a folder) is named as skipped,
+  // not taken for a folder of runs.
+  if (fs::symlink_status(folder / "run.json", error).type() != fs::file_type::not_found && !error) {
     try {
       found.runs.push_back(read_run_listing(folder.string()));
     } catch (const DataError& e) {
@@ -135,10 +137,15 @@ std::optional<int64_t> parse_rfc3339(const std::string& text) {
 
 RunListing read_run_listing(const std::string& run_dir) {
   const std::string path = (fs::path(run_dir) / "run.json").string();
-  const auto text = read_text_file(path);
-  if (!text) throw DataError(path + ": cannot be read");
-  const Json record = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!record.is_object()) throw DataError(path + ": not a run record (a JSON object)");
+  const FileRead read = read_regular_file(path, kRecordFileCap, "run record");
+  if (!read.ok()) throw DataError(path + " " + read.problem);
+  return run_listing_from_text(read.bytes, run_dir);
+}
+
+RunListing run_listing_from_text(const std::string& text, const std::string& run_dir) {
+  const Json record = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!record.is_object())
+    throw DataError((fs::path(run_dir) / "run.json").string() + ": not a run record (a JSON object)");
   return listing_of(record, fs::path(run_dir));
 }
 

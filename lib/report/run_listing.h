@@ -33,6 +33,8 @@ struct RunScan {
 // One run directory's listing, from its run.json. Throws DataError naming
 // the file when it is missing or not a run record.
 RunListing read_run_listing(const std::string& run_dir);
+// The same from run.json's text, read already.
+RunListing run_listing_from_text(const std::string& text, const std::string& run_dir);
 
 // Finds run.json files under `log_dir` (up to 4 folders deep, never through
 // symbolic links such as `latest`). Throws UsageError when `log_dir` is not

@@ -3,6 +3,8 @@
 // page stands alone (no scripts, nothing fetched).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -146,6 +148,33 @@ TEST_CASE("the report of one run: its table, every metric, steps, speed, memory 
   CHECK(html.find("src=") == std::string::npos);
   CHECK(html.find("href=") == std::string::npos);
   CHECK(html.find("@import") == std::string::npos);
+}
+
+TEST_CASE("a run file that is there but cannot be read is named on the page, never read blocking", "[report]") {
+  const std::string root = fresh_dir("report-unread");
+  const std::string dir = write_run(root, "a", 0.01, 2.0);
+  // A FIFO opened to read would wait for a writer that never comes.
+  fs::remove(dir + "/metrics.jsonl");
+  REQUIRE(mkfifo((dir + "/metrics.jsonl").c_str(), 0600) == 0);
+  fs::remove(dir + "/config.yaml");
+  fs::create_directory(dir + "/config.yaml");
+  const RunFiles run = read_run_files(dir);
+  CHECK(run.epochs.empty());
+  CHECK(run.steps.size() == 6);  // the readable files are still read
+  REQUIRE(run.unread.size() == 2);
+  CHECK(run.unread[0] == dir + "/metrics.jsonl is a FIFO, not a regular file");
+  CHECK(run.unread[1] == dir + "/config.yaml is a directory, not a regular file");
+  const std::string html = render_report({run});
+  CHECK_THAT(html, Catch::Contains("<p class=\"unread\">Left out: " + dir + "/metrics.jsonl is a FIFO"));
+  CHECK(write_report({dir}, root + "/page.html") == run.unread);
+
+  // Without a readable record at all, the folder is refused for the file's
+  // reason, not called "not a run directory".
+  fs::remove(dir + "/run.json");
+  CHECK_THROWS_WITH(read_run_files(dir), dir + "/metrics.jsonl is a FIFO, not a regular file");
+  // A file absent is a run that has not written it: nothing to say.
+  const RunFiles plain = read_run_files(write_run(root, "b", 0.01, 2.0));
+  CHECK(plain.unread.empty());
 }
 
 TEST_CASE("the report of several runs overlays them and lists the config keys that differ", "[report]") {

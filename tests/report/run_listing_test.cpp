@@ -2,6 +2,7 @@
 // killed runs told from running ones, damaged records skipped with a word.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -84,6 +85,14 @@ TEST_CASE("runs are listed newest first with status, epochs, best validation val
   CHECK_THAT(found.problems[0], Catch::Contains(dir + "/exp/broken/run.json: not a run record") &&
                                   Catch::EndsWith("; skipped"));
   CHECK_THROWS_AS(scan_runs(dir + "/missing"), UsageError);
+
+  // A run.json that is no file is named as skipped, not taken for a folder.
+  fs::create_directories(dir + "/exp/fifo");
+  REQUIRE(mkfifo((dir + "/exp/fifo/run.json").c_str(), 0600) == 0);
+  const RunScan with_fifo = scan_runs(dir);
+  CHECK(with_fifo.runs.size() == 3);
+  REQUIRE(with_fifo.problems.size() == 2);
+  CHECK(with_fifo.problems[1] == dir + "/exp/fifo/run.json is a FIFO, not a regular file; skipped");
 }
 
 TEST_CASE("runs are compared by their train.monitor, as run.json names it", "[runs]") {
