@@ -81,6 +81,10 @@ std::string RankMessageFiles::path_for(int rank) const {
   return folder_.empty() ? std::string() : folder_ + "/message." + std::to_string(rank);
 }
 
+std::string RankMessageFiles::warnings_path_for(int rank) const {
+  return folder_.empty() ? std::string() : folder_ + "/warnings." + std::to_string(rank);
+}
+
 std::string RankMessageFiles::read(int rank) const {
   if (folder_.empty()) return {};
   return read_text_file(path_for(rank)).value_or("");

@@ -44,6 +44,9 @@ class RankMessageFiles {
 
   // The file rank `rank` writes to; "" when there is no folder.
   std::string path_for(int rank) const;
+  // The file rank `rank` relays its warnings to (warning_relay.h); "" when
+  // there is no folder.
+  std::string warnings_path_for(int rank) const;
   // What rank `rank` wrote ("" if nothing).
   std::string read(int rank) const;
 

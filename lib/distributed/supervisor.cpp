@@ -15,12 +15,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <thread>
 
 #include "distributed/launch_env.h"
 #include "distributed/rank_messages.h"
+#include "distributed/warning_relay.h"
 #include "util/error.h"
+#include "util/logging.h"
 #include "util/signals.h"
 
 extern char** environ;
@@ -42,9 +45,17 @@ struct Rank {
 
 // Environment for one rank: the supervisor's, with the launch variables set.
 std::vector<std::string> rank_environment(const SupervisorPlan& plan, int local_rank, int port,
-                                          const std::string& message_file) {
-  const std::vector<std::string> ours{"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR",
-                                      "MASTER_PORT", "TRAINER_SUPERVISED", kRunDirVariable, kRankMessageVariable,
+                                          const std::string& message_file, const std::string& warnings_file) {
+  const std::vector<std::string> ours{"RANK",
+                                      "WORLD_SIZE",
+                                      "LOCAL_RANK",
+                                      "LOCAL_WORLD_SIZE",
+                                      "MASTER_ADDR",
+                                      "MASTER_PORT",
+                                      "TRAINER_SUPERVISED",
+                                      kRunDirVariable,
+                                      kRankMessageVariable,
+                                      kRankWarningsVariable,
                                       "TORCHELASTIC_USE_AGENT_STORE"};
   std::vector<std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {
@@ -66,6 +77,7 @@ std::vector<std::string> rank_environment(const SupervisorPlan& plan, int local_
   if (std::getenv("GLOG_minloglevel") == nullptr) env.push_back("GLOG_minloglevel=3");
   if (!plan.run_dir.empty()) env.push_back(std::string(kRunDirVariable) + "=" + plan.run_dir);
   if (!message_file.empty()) env.push_back(std::string(kRankMessageVariable) + "=" + message_file);
+  if (!warnings_file.empty()) env.push_back(std::string(kRankWarningsVariable) + "=" + warnings_file);
   return env;
 }
 
@@ -264,12 +276,21 @@ int supervise(const SupervisorPlan& plan) {
   bool requeue_passed_on = false;
   const RankMessageFiles messages;
   std::vector<Rank> ranks(static_cast<size_t>(plan.local_ranks));
+  std::map<int, std::string> warning_files;
   for (int local = 0; local < plan.local_ranks; ++local) {
     auto& rank = ranks[static_cast<size_t>(local)];
     rank.rank = plan.node_rank * plan.local_ranks + local;
-    rank.pid = start_rank(plan.argv, rank_environment(plan, local, port, messages.path_for(rank.rank)));
+    warning_files[rank.rank] = messages.warnings_path_for(rank.rank);
+    rank.pid = start_rank(plan.argv, rank_environment(plan, local, port, messages.path_for(rank.rank),
+                                                      warning_files[rank.rank]));
     rank.running = true;
   }
+  // The node's first rank prints its own warnings; the others' are printed
+  // here, those it did not log too, after waiting this long for it to.
+  WarningRelay warnings(warning_files, ranks.front().rank, std::chrono::seconds(3), [](const std::string& level) {
+    return console_shows(spdlog::level::from_str(level));
+  });
+  const auto print = [](const std::string& text) { std::fwrite(text.data(), 1, text.size(), stderr); };
   int forwarded = 0;
   std::optional<Clock::time_point> failure_seen, terminated_at;
   auto running = [&] { return std::any_of(ranks.begin(), ranks.end(), [](const Rank& r) { return r.running; }); };
@@ -296,6 +317,7 @@ int supervise(const SupervisorPlan& plan) {
       continue;
     }
     const auto now = Clock::now();
+    print(warnings.poll(now));
     // One rank failed: the others notice within dist.timeout and stop; those
     // that do not are terminated, then killed.
     if (failure_seen && !terminated_at && now - *failure_seen > std::chrono::duration<double>(plan.grace_seconds)) {
@@ -316,6 +338,7 @@ int supervise(const SupervisorPlan& plan) {
         if (rank.running) kill(rank.pid, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  print(warnings.finish(Clock::now()));
   print_rank_messages(ranks, root_cause(ranks), messages);
   if (const Rank* cause = root_cause(ranks)) {
     report_failure(plan, ranks, *cause);

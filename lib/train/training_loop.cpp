@@ -12,6 +12,7 @@
 #include "device/device_select.h"
 #include "device/gpu.h"
 #include "distributed/rank_device.h"
+#include "distributed/warning_relay.h"
 #include "feed/batch_feed.h"
 #include "feed/data_placement.h"
 #include "optim/lr_schedule.h"
@@ -367,7 +368,10 @@ void TrainingLoop::flush_step_point() {
 }
 
 RunSummary run_training(const ExperimentConfig& given, const RunOptions& options) {
-  if (options.launch) set_log_rank(options.launch->rank);
+  if (options.launch) {
+    set_log_rank(options.launch->rank);
+    relay_rank_warnings(options.launch->local_rank == 0);
+  }
   // train.batch_size: auto becomes the number found, which the run's
   // config.yaml keeps (a resume trains with it, never searches again).
   ExperimentConfig config = given;

@@ -1,19 +1,29 @@
 #include "util/logging.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <utility>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <memory>
+#include <mutex>
+#include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/json.h"
 
 namespace trainer {
 namespace {
@@ -93,6 +103,36 @@ void detach(std::shared_ptr<spdlog::sinks::basic_file_sink_mt>& sink) {
   sink.reset();
 }
 
+// Each message as one JSON line, written by one write(2) to a file opened
+// for appending, so that a reader never meets half a line that will be
+// finished later by another write. A line that cannot be written is lost:
+// the worklog has it too.
+class RelaySink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit RelaySink(int fd) : fd_(fd) {}
+  ~RelaySink() override { ::close(fd_); }
+  RelaySink(const RelaySink&) = delete;
+  RelaySink& operator=(const RelaySink&) = delete;
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    const std::time_t seconds = std::chrono::system_clock::to_time_t(msg.time);
+    std::tm local{};
+    localtime_r(&seconds, &local);
+    char time[16] = {};
+    std::strftime(time, sizeof time, "%H:%M:%S", &local);
+    const auto level = spdlog::level::to_string_view(msg.level);
+    const std::string line = json_line(nlohmann::ordered_json{{"time", time},
+                                                              {"level", std::string(level.data(), level.size())},
+                                                              {"text", std::string(msg.payload.data(), msg.payload.size())}});
+    if (::write(fd_, line.data(), line.size()) < 0) return;
+  }
+  void flush_() override {}
+
+ private:
+  int fd_;
+};
+
 }  // namespace
 
 spdlog::level::level_enum parse_log_level(const std::string& text) {
@@ -153,6 +193,24 @@ void set_log_rank(int rank) {
 }
 
 int log_rank() { return rank_slot(); }
+
+bool relay_warnings_to(const std::string& path, bool console) {
+  if (!logger_slot()) init_logging(spdlog::level::info);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  auto sink = std::make_shared<RelaySink>(fd);
+  // Every warning, whatever --log-level shows: the supervisor compares the
+  // ranks' warnings with the node's first rank's, then applies the level.
+  sink->set_level(spdlog::level::warn);
+  logger_slot()->sinks().push_back(sink);
+  if (!console) console_slot()->set_level(spdlog::level::off);
+  return true;
+}
+
+bool console_shows(spdlog::level::level_enum level) {
+  if (!logger_slot()) init_logging(spdlog::level::info);
+  return console_slot()->should_log(level);
+}
 
 spdlog::logger& log() {
   auto& logger = logger_slot();

@@ -25,6 +25,16 @@ void close_log_file();
 void set_log_rank(int rank);
 int log_rank();
 
+// Under trainer's supervisor: this rank's warnings and errors also go to
+// `path`, one JSON line each ({"time":"12:22:02","level":"warning",
+// "text":"..."}), for the supervisor to print once for every rank that
+// logged them alike (distributed/warning_relay.h). With `console` false the
+// rank prints none of them itself. False, the console left as it was, when
+// `path` cannot be opened.
+bool relay_warnings_to(const std::string& path, bool console);
+// Whether the console shows messages of `level` (--log-level).
+bool console_shows(spdlog::level::level_enum level);
+
 spdlog::logger& log();
 
 // A warning that scripts must not miss: logged, and also written to stderr

@@ -19,6 +19,7 @@
 #include "distributed/supervisor.h"
 #include "epoch_records.h"
 #include "experiment_files.h"
+#include "images/image_fixtures.h"
 
 using namespace trainer::testing;
 namespace fs = std::filesystem;
@@ -139,6 +140,57 @@ TEST_CASE("trainer starts one rank per device and only rank 0 writes the epoch l
   CHECK(record["world_size"] == 2);
   CHECK(record["devices"] == nlohmann::json::array({"cpu", "cpu"}));
   CHECK(record["epochs_done"] == 2);
+}
+
+TEST_CASE("a warning every rank logs alike is printed once, and one only a rank logs is printed for it", "[dist][e2e]") {
+  const std::string dir = fresh_dir("dist-warnings");
+  // Two copies of an image folder; the second has a file that is no image.
+  for (int copy = 0; copy < 2; ++copy)
+    for (const std::string label : {"a", "b"})
+      for (int i = 0; i < 4; ++i)
+        write_png(dir + "/d" + std::to_string(copy) + "/" + label + "/x" + std::to_string(i) + ".png",
+                  random_image(8, 8, 3, static_cast<uint64_t>(copy * 10 + i)));
+  std::ofstream(dir + "/d1/a/junk.png") << "not an image";
+  const auto experiment = [&](const std::string& name, const std::string& data_path) {
+    std::ofstream(dir + "/" + name) << R"(experiment: {name: warn, seed: 1}
+data:
+  dataset: image_folder
+  path: )" << data_path << R"(
+  validation_split: 0.25
+  on_bad_file: skip
+  images: {size: [8, 8], color_mode: rgb, scale: unit}
+model: {layers: [{type: flatten}, {type: dense, units: classes}]}
+optimizer: sgd
+loss: {name: sparse_categorical_crossentropy, from_logits: true}
+train: {epochs: 1, batch_size: 2}
+dist: {timeout: 10, connect_timeout: 20}
+)";
+    return std::vector<std::string>{"run", dir + "/" + name, "--devices", "cpu,cpu", "--set", "cpu_threads=1",
+                                    "--run-dir", dir + "/" + name + ".run"};
+  };
+  const auto count = [](const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+  };
+
+  // Both ranks read d1 and warn of its junk file alike: rank 0's line alone.
+  const auto together = run_trainer(experiment("alike.yaml", dir + "/d1"), dir);
+  INFO(together.err);
+  REQUIRE(together.exit_code == 0);
+  CHECK(count(together.err, "skipping " + dir + "/d1/a/junk.png: not a PNG, JPEG or BMP image") == 1);
+  CHECK_THAT(together.err, !Catch::Contains("[rank 1]"));
+  // Rank 1 did log it: its worklog has it.
+  CHECK_THAT(read_text(dir + "/alike.yaml.run/worklog.1"), Catch::Contains("skipping " + dir + "/d1/a/junk.png"));
+
+  // Each rank its own copy (each reads the file with its own RANK): rank 1
+  // alone warns, and the supervisor prints it for rank 1, once, before the
+  // run is refused for configs that differ.
+  const auto separate = run_trainer(experiment("apart.yaml", dir + "/d${RANK:-0}"), dir);
+  INFO(separate.err);
+  CHECK(separate.exit_code != 0);
+  CHECK(count(separate.err, "[rank 1] skipping " + dir + "/d1/a/junk.png: not a PNG, JPEG or BMP image") == 1);
+  CHECK(count(separate.err, "junk.png") == 1);
 }
 
 TEST_CASE("ranks started by an external launcher's environment (torchrun, SLURM)", "[dist][e2e]") {
