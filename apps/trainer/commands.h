@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runs/checkpoint_choice.h"
 #include "spec/enums.h"
 
 namespace trainer::app {
@@ -71,7 +72,19 @@ const char* version_number();
 struct ExperimentArgs {
   std::string file;
   std::vector<std::string> overrides;
-  void add_to(CLI::App& command, bool file_required = true);
+  void add_to(CLI::App& command, bool file_required = true, const std::string& file_help = "Experiment file (YAML)");
+};
+
+// --checkpoint of the commands that read a trained model (eval, predict,
+// export): a run directory or a checkpoint file.
+struct CheckpointArgs {
+  std::string checkpoint;
+  // Adds FILE (the experiment, or the run) and --checkpoint to `command`.
+  void add_to(CLI::App& command, ExperimentArgs& experiment);
+  // The checkpoint named: --checkpoint, or FILE when that names a run
+  // directory or a checkpoint file (`trainer eval runs/exp/latest`), which
+  // then gives no experiment file. Throws UsageError when neither does.
+  CheckpointChoice choose(ExperimentArgs& experiment, const std::string& command_name) const;
 };
 
 }  // namespace trainer::app

@@ -29,23 +29,19 @@ std::string evaluation_json(const std::string& checkpoint, const CheckpointEvalu
 void add_eval_command(CLI::App& app, Action& selected) {
   struct Args {
     ExperimentArgs experiment;
-    std::string checkpoint;
+    CheckpointArgs checkpoint;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
   auto* command = app.add_subcommand(
       "eval", "Print the validation metrics of a checkpoint (FILE: the run's own config.yaml when left out)");
-  args->experiment.add_to(*command, /*file_required=*/false);
-  command
-      ->add_option("--checkpoint", args->checkpoint,
-                   "A run directory (its checkpoints/best.pt, else its newest checkpoint) or a checkpoint file")
-      ->required();
+  args->checkpoint.add_to(*command, args->experiment);
   command->add_flag("--json", args->json,
                     "One JSON object: checkpoint, epoch, val_loss, val_<metric>... (with precision, recall or f1 "
                     "among the metrics, also val_confusion_matrix and val_per_class)");
   command->callback([args, &selected] {
     selected = [args] {
-      const CheckpointChoice choice = choose_checkpoint(args->checkpoint);
+      const CheckpointChoice choice = args->checkpoint.choose(args->experiment, "eval");
       const ExperimentConfig config =
           experiment_for_checkpoint(args->experiment.file, args->experiment.overrides, choice);
       const CheckpointEvaluation result = evaluate_checkpoint(config, choice.checkpoint);

@@ -11,18 +11,14 @@ namespace trainer::app {
 void add_export_command(CLI::App& app, Action& selected) {
   struct Args {
     ExperimentArgs experiment;
-    std::string checkpoint;
+    CheckpointArgs checkpoint;
     std::string format;  // empty: OUT's extension decides
     std::string out;
   };
   auto args = std::make_shared<Args>();
   auto* command = app.add_subcommand(
       "export", "Write a checkpoint's weights for Python (safetensors or NumPy .npz), the resolved config beside them");
-  args->experiment.add_to(*command, /*file_required=*/false);
-  command
-      ->add_option("--checkpoint", args->checkpoint,
-                   "A run directory (its checkpoints/best.pt, else its newest checkpoint) or a checkpoint file")
-      ->required();
+  args->checkpoint.add_to(*command, args->experiment);
   command->add_option("--format", args->format,
                       "safetensors or npz (default: OUT's extension decides: .npz, else safetensors)")
       ->check(CLI::IsMember({"safetensors", "npz"}));
@@ -31,7 +27,7 @@ void add_export_command(CLI::App& app, Action& selected) {
   command->callback([args, &selected] {
     selected = [args] {
       const WeightsFormat format = weights_format_for(args->format, args->out);
-      const CheckpointChoice choice = choose_checkpoint(args->checkpoint);
+      const CheckpointChoice choice = args->checkpoint.choose(args->experiment, "export");
       const ExperimentConfig config =
           experiment_for_checkpoint(args->experiment.file, args->experiment.overrides, choice);
       const std::string file = args->experiment.file.empty() ? choice.run_config : args->experiment.file;

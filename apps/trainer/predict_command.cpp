@@ -10,18 +10,15 @@ namespace trainer::app {
 void add_predict_command(CLI::App& app, Action& selected) {
   struct Args {
     ExperimentArgs experiment;
+    CheckpointArgs checkpoint;
     PredictOptions predict;
   };
   auto args = std::make_shared<Args>();
   auto* command = app.add_subcommand(
       "predict", "Apply a checkpoint's model to new inputs: a classifier's top classes (a regression's values) as "
                  "JSON lines, an image-to-image model's output images at full size");
-  args->experiment.add_to(*command, /*file_required=*/false);
+  args->checkpoint.add_to(*command, args->experiment);
   auto& p = args->predict;
-  command
-      ->add_option("--checkpoint", p.checkpoint,
-                   "A run directory (its checkpoints/best.pt, else its newest checkpoint) or a checkpoint file")
-      ->required();
   command
       ->add_option("--input", p.input,
                    "An image file, or a folder of them (subfolders searched); tabular: a .csv, .npy or .npz of rows; "
@@ -51,7 +48,7 @@ void add_predict_command(CLI::App& app, Action& selected) {
       ->check(CLI::Range(int64_t{1}, int64_t{4096}));
   command->callback([args, &selected] {
     selected = [args] {
-      const CheckpointChoice choice = choose_checkpoint(args->predict.checkpoint);
+      const CheckpointChoice choice = args->checkpoint.choose(args->experiment, "predict");
       PredictOptions options = args->predict;
       options.checkpoint = choice.checkpoint;
       if (!choice.run_config.empty()) options.run_dir = std::filesystem::path(choice.run_config).parent_path().string();

@@ -1,6 +1,7 @@
 #include "runs/checkpoint_choice.h"
 
 #include <filesystem>
+#include <fstream>
 
 #include "config/config_loader.h"
 #include "runs/run_dir.h"
@@ -40,6 +41,15 @@ CheckpointChoice choose_checkpoint(const std::string& path) {
     if (fs::is_regular_file(run.config(), error)) choice.run_config = run.config();
   }
   return choice;
+}
+
+bool names_checkpoint(const std::string& path) {
+  std::error_code error;
+  if (fs::is_directory(path, error)) return true;
+  if (!regular_file_problem(path).empty()) return false;
+  char magic[4] = {};
+  std::ifstream in(path, std::ios::binary);
+  return in.read(magic, sizeof magic) && std::string(magic, sizeof magic) == std::string("PK\x03\x04", 4);
 }
 
 ExperimentConfig experiment_for_checkpoint(const std::string& file, const std::vector<std::string>& overrides,

@@ -19,6 +19,12 @@ struct CheckpointChoice {
 // a checkpoint.
 CheckpointChoice choose_checkpoint(const std::string& path);
 
+// Whether `path`, given where an experiment file goes, names a checkpoint
+// instead: a folder (a run directory) or a checkpoint file (a zip archive,
+// as LibTorch writes them), as in `trainer eval runs/exp/latest`. An
+// experiment file is YAML text, never either.
+bool names_checkpoint(const std::string& path);
+
 // `file` (when given) or the run's config.yaml, with `overrides` applied.
 // Throws UsageError when neither exists.
 ExperimentConfig experiment_for_checkpoint(const std::string& file, const std::vector<std::string>& overrides,

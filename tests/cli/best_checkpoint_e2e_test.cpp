@@ -78,6 +78,17 @@ TEST_CASE("early stopping ends a run that stopped improving and best.pt keeps th
     CHECK_THAT(newest.out, Catch::StartsWith("Valid Loss:"));
     CHECK(number_after(run_trainer({"eval", "--checkpoint", run + "/checkpoints/epoch-0003.pt", "--json"}, dir).out,
                        "epoch") == 3);
+    // The run or a checkpoint where the experiment file goes, as with
+    // `report RUN_DIR`: the same checkpoint, with the run's config.
+    const auto positional = run_trainer({"eval", run, "--json"}, dir);
+    INFO(positional.err);
+    REQUIRE(positional.exit_code == 0);
+    CHECK(json::parse(positional.out) == figures);
+    CHECK(number_after(run_trainer({"eval", run + "/checkpoints/epoch-0003.pt", "--json"}, dir).out, "epoch") == 3);
+    const auto exported = run_trainer({"export", run, "-o", dir + "/weights.npz"}, dir);
+    INFO(exported.err);
+    CHECK(exported.exit_code == 0);
+    CHECK(fs::is_regular_file(dir + "/weights.npz"));
   }
   SECTION("a resume of the stopped run has nothing to train, unless the patience is raised") {
     const auto again = run_trainer({"run", "--resume", run}, dir);
@@ -136,6 +147,14 @@ TEST_CASE("eval and predict refuse a checkpoint outside a run without an experim
   const auto empty = run_trainer({"eval", "--checkpoint", dir + "/empty-run"}, dir);
   CHECK(empty.exit_code == 2);
   CHECK_THAT(empty.err, Catch::Contains("no checkpoints in"));
+  // No checkpoint named at all: an experiment file is not one.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"eval"}, {"eval", falling_loss_experiment(dir, "epochs: 1")}}) {
+    const auto none = run_trainer(args, dir);
+    CHECK(none.exit_code == 2);
+    CHECK_THAT(none.err, Catch::Contains("trainer eval needs the checkpoint to use") &&
+                             Catch::Contains("trainer eval RUN_DIR"));
+  }
 }
 
 TEST_CASE("a best.pt that cannot be written is never reported as saved", "[e2e][monitor][guard]") {
