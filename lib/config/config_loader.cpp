@@ -145,11 +145,23 @@ ExperimentConfig parse_experiment_in(const std::string& yaml_text, const std::ve
   return config;
 }
 
+namespace {
+
+// The way out when `path`, given as the experiment, could not be read.
+std::string experiment_hint(const std::string& path, const FileRead& read) {
+  if (read.missing) return "check the path";
+  // A run directory: the experiment it trained is its config.yaml.
+  const std::string recorded = (std::filesystem::path(path) / "config.yaml").string();
+  if (std::filesystem::is_directory(path) && regular_file_problem(recorded).empty())
+    return "a run directory holds the experiment it trained as config.yaml: give " + recorded;
+  return "give the .yaml file itself";
+}
+
+}  // namespace
+
 std::string read_experiment_text(const std::string& path) {
   FileRead read = read_regular_file(path, kConfigFileCap, "config file");
-  if (!read.ok())
-    throw UsageError("the experiment file " + path + " " + read.problem,
-                     read.missing ? "check the path" : "give the .yaml file itself");
+  if (!read.ok()) throw UsageError("the experiment file " + path + " " + read.problem, experiment_hint(path, read));
   return std::move(read.bytes);
 }
 

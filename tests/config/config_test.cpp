@@ -303,6 +303,14 @@ TEST_CASE("an index of twenty digits or a directory as the file are usage errors
                               Catch::Contains("index 99999999999999999999 does not exist"));
   const std::string dir = testing::fresh_dir("config-as-directory");
   CHECK_THROWS_WITH(load_experiment(dir), Catch::Contains(dir + " is a directory"));
+  // A run directory: the hint names the experiment it keeps.
+  std::ofstream(dir + "/config.yaml") << kMinimal;
+  try {
+    load_experiment(dir);
+    FAIL("a directory was read as an experiment");
+  } catch (const UsageError& e) {
+    CHECK(e.hint() == "a run directory holds the experiment it trained as config.yaml: give " + dir + "/config.yaml");
+  }
 }
 
 TEST_CASE("duplicate keys are errors naming both places", "[config]") {
