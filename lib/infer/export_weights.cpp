@@ -1,6 +1,7 @@
 #include "infer/export_weights.h"
 
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "config/config_writer.h"
@@ -43,6 +44,39 @@ NamedArray to_array(const std::string& name, torch::Tensor tensor, WeightsFormat
   return array;
 }
 
+// The config beside an export starts with this line: what tells an earlier
+// export's config, which a new export replaces, from a file of the user's
+// that happens to have its name.
+constexpr const char* kConfigMark = "# trainer export: the resolved config of ";
+
+// The first `count` bytes of `path` ("" when it cannot be read).
+std::string head_of(const std::string& path, size_t count) {
+  std::string head(count, '\0');
+  std::ifstream in(path, std::ios::binary);
+  in.read(head.data(), static_cast<std::streamsize>(count));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return head;
+}
+
+// Whether `head` starts a file of `format`: safetensors' 8-byte header
+// length and its JSON's '{', or a zip archive's first record (an empty one's
+// end record) for npz.
+bool starts_weights(const std::string& head, WeightsFormat format) {
+  if (format == WeightsFormat::kNpz) return head.rfind("PK\x03\x04", 0) == 0 || head.rfind("PK\x05\x06", 0) == 0;
+  return head.size() >= 9 && head[8] == '{';
+}
+
+// An existing file at either name is replaced only when an earlier export
+// wrote it: anything else there (an experiment file, an image, another
+// tool's weights) may be the user's own work.
+void check_replaces_only_an_export(const std::string& option, const std::string& path, bool is_export,
+                                   const std::string& what) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error) || is_export) return;
+  throw UsageError(option + " " + path + " exists and is not " + what + " an export wrote: it is left as it is",
+                   "name a file that does not exist, or remove this one first");
+}
+
 }  // namespace
 
 WeightsFormat weights_format_for(const std::string& format_option, const std::string& out) {
@@ -67,6 +101,11 @@ ExportedWeights export_weights(const ExperimentConfig& config, const std::string
   const std::vector<ReadFile> inputs = {{checkpoint, "the checkpoint"}, {experiment_file, "the experiment file"}};
   check_output_file("-o", result.weights, inputs);
   check_output_file("the config file beside -o,", result.config, inputs);
+  check_replaces_only_an_export("-o", result.weights, starts_weights(head_of(result.weights, 9), format),
+                                format == WeightsFormat::kNpz ? "an .npz file" : "a safetensors file");
+  check_replaces_only_an_export("the config file beside -o,", result.config,
+                                head_of(result.config, std::char_traits<char>::length(kConfigMark)) == kConfigMark,
+                                "the config");
   Model model = build_model_from_description(config, "export").model;
   load_weights_to_use(checkpoint, model, config, torch::kCPU);
   // The state dict's order and names: parameters, then buffers (batch norm's running statistics).
@@ -90,7 +129,8 @@ ExportedWeights export_weights(const ExperimentConfig& config, const std::string
   if (!folder.empty()) std::filesystem::create_directories(folder, error);
   if (error) throw IoError("cannot create the folder " + folder.string() + " for " + out + ": " + error.message());
   write_file_atomic(result.weights, bytes);
-  write_file_atomic(result.config, yaml);
+  write_file_atomic(result.config, kConfigMark + std::filesystem::path(out).filename().string() + " (from " +
+                                       checkpoint + ")\n" + yaml);
   return result;
 }
 

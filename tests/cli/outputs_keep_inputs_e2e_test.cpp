@@ -44,6 +44,29 @@ TEST_CASE("an output that is an input or a file a run keeps is refused, the file
             dir + "/w.config.yaml", "the config file beside -o, " + dir + "/w.config.yaml is the experiment file");
     CHECK_FALSE(fs::exists(dir + "/w.safetensors"));  // neither file written
   }
+  SECTION("export: over an earlier export, but over no other file that is there") {
+    // An experiment file of the user's as OUT, or beside it as OUT's config:
+    // neither is an export, so neither is replaced.
+    fs::copy_file(experiment, dir + "/mine.yaml");
+    refused({"export", "--checkpoint", run, "-o", dir + "/mine.yaml"}, dir + "/mine.yaml",
+            "-o " + dir + "/mine.yaml exists and is not a safetensors file an export wrote: it is left as it is");
+    fs::copy_file(experiment, dir + "/m.config.yaml");
+    refused({"export", "--checkpoint", run, "-o", dir + "/m.npz"}, dir + "/m.config.yaml",
+            "the config file beside -o, " + dir + "/m.config.yaml exists and is not the config an export wrote");
+    CHECK_FALSE(fs::exists(dir + "/m.npz"));  // neither file written
+    // A safetensors file where an .npz is asked for is not one either.
+    REQUIRE(run_trainer({"export", "--checkpoint", run, "-o", dir + "/again.safetensors"}, dir).exit_code == 0);
+    fs::rename(dir + "/again.safetensors", dir + "/again.npz");
+    refused({"export", "--checkpoint", run, "-o", dir + "/again.npz"}, dir + "/again.npz", "is not an .npz file");
+    // Exported again, both files are replaced.
+    for (const char* out : {"/again.safetensors", "/again.safetensors", "/twice.npz", "/twice.npz"}) {
+      const auto exported = run_trainer({"export", "--checkpoint", run, "-o", dir + out}, dir);
+      INFO(exported.err);
+      CHECK(exported.exit_code == 0);
+    }
+    CHECK_THAT(read_text(dir + "/twice.config.yaml"),
+               Catch::StartsWith("# trainer export: the resolved config of twice.npz (from " + best + ")\n"));
+  }
   SECTION("export: OUT's extension decides the format, and --format may not contradict it") {
     REQUIRE(run_trainer({"export", "--checkpoint", run, "-o", dir + "/w.npz"}, dir).exit_code == 0);
     CHECK(read_text(dir + "/w.npz").substr(0, 2) == "PK");  // a zip, as numpy.load reads
