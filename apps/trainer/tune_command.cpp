@@ -10,10 +10,12 @@
 #include "config/config_loader.h"
 #include "runs/kept_run_file.h"
 #include "tune/lr_range.h"
+#include "tune/speed_settings.h"
 #include "tune/speed_tune.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/output_guard.h"
 
 namespace trainer::app {
 namespace {
@@ -52,7 +54,10 @@ void find_lr(const TuneArgs& args) {
   if (range.max_lr <= range.min_lr)
     throw UsageError("--max-lr " + std::to_string(range.max_lr) + " is not above --min-lr " +
                      std::to_string(range.min_lr));
-  if (!args.output.empty()) check_output("-o", args.output, args.experiment.file);
+  if (!args.output.empty()) {
+    check_output("-o", args.output, args.experiment.file);
+    check_replaces_own_output("-o", args.output, "a page trainer wrote", kPageHeadBytes, is_trainer_page);
+  }
   const ExperimentConfig config = load_experiment(args.experiment.file, args.experiment.overrides);
   const LrRangeCurve curve = run_lr_range_test(config, range);
   print(args.json ? format_lr_range_json(curve) : format_lr_range_text(curve));
@@ -70,7 +75,10 @@ std::string default_tuned_path(const std::string& file) {
 
 void tune_settings(const TuneArgs& args) {
   const std::string output = args.output.empty() ? default_tuned_path(args.experiment.file) : args.output;
-  check_output(args.output.empty() ? "the tuned file" : "-o", output, args.experiment.file);
+  const std::string option = args.output.empty() ? "the tuned file" : "-o";
+  check_output(option, output, args.experiment.file);
+  check_replaces_own_output(option, output, "a file trainer tune wrote", kTunedFileMark.size(),
+                            [](const std::string& head) { return head == std::string(kTunedFileMark); });
   SpeedTuneOptions options;
   if (args.steps > 0) options.steps = args.steps;
   options.warmup = args.warmup;

@@ -1,7 +1,6 @@
 #include "infer/export_weights.h"
 
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "config/config_writer.h"
@@ -12,6 +11,7 @@
 #include "runs/kept_run_file.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/output_guard.h"
 
 namespace trainer {
 namespace {
@@ -49,32 +49,12 @@ NamedArray to_array(const std::string& name, torch::Tensor tensor, WeightsFormat
 // that happens to have its name.
 constexpr const char* kConfigMark = "# trainer export: the resolved config of ";
 
-// The first `count` bytes of `path` ("" when it cannot be read).
-std::string head_of(const std::string& path, size_t count) {
-  std::string head(count, '\0');
-  std::ifstream in(path, std::ios::binary);
-  in.read(head.data(), static_cast<std::streamsize>(count));
-  head.resize(static_cast<size_t>(in.gcount()));
-  return head;
-}
-
 // Whether `head` starts a file of `format`: safetensors' 8-byte header
 // length and its JSON's '{', or a zip archive's first record (an empty one's
 // end record) for npz.
 bool starts_weights(const std::string& head, WeightsFormat format) {
   if (format == WeightsFormat::kNpz) return head.rfind("PK\x03\x04", 0) == 0 || head.rfind("PK\x05\x06", 0) == 0;
   return head.size() >= 9 && head[8] == '{';
-}
-
-// An existing file at either name is replaced only when an earlier export
-// wrote it: anything else there (an experiment file, an image, another
-// tool's weights) may be the user's own work.
-void check_replaces_only_an_export(const std::string& option, const std::string& path, bool is_export,
-                                   const std::string& what) {
-  std::error_code error;
-  if (!std::filesystem::exists(path, error) || is_export) return;
-  throw UsageError(option + " " + path + " exists and is not " + what + " an export wrote: it is left as it is",
-                   "name a file that does not exist, or remove this one first");
 }
 
 }  // namespace
@@ -101,11 +81,13 @@ ExportedWeights export_weights(const ExperimentConfig& config, const std::string
   const std::vector<ReadFile> inputs = {{checkpoint, "the checkpoint"}, {experiment_file, "the experiment file"}};
   check_output_file("-o", result.weights, inputs);
   check_output_file("the config file beside -o,", result.config, inputs);
-  check_replaces_only_an_export("-o", result.weights, starts_weights(head_of(result.weights, 9), format),
-                                format == WeightsFormat::kNpz ? "an .npz file" : "a safetensors file");
-  check_replaces_only_an_export("the config file beside -o,", result.config,
-                                head_of(result.config, std::char_traits<char>::length(kConfigMark)) == kConfigMark,
-                                "the config");
+  // A file already at either name is replaced only when an export wrote it.
+  check_replaces_own_output("-o", result.weights,
+                            format == WeightsFormat::kNpz ? "an .npz file an export wrote" : "a safetensors file an export wrote",
+                            9, [&](const std::string& head) { return starts_weights(head, format); });
+  check_replaces_own_output("the config file beside -o,", result.config, "the config an export wrote",
+                            std::char_traits<char>::length(kConfigMark),
+                            [](const std::string& head) { return head == kConfigMark; });
   Model model = build_model_from_description(config, "export").model;
   load_weights_to_use(checkpoint, model, config, torch::kCPU);
   // The state dict's order and names: parameters, then buffers (batch norm's running statistics).

@@ -12,6 +12,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/input_guard.h"
+#include "util/output_guard.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -279,6 +280,7 @@ std::vector<std::string> write_report(const std::vector<std::string>& run_dirs, 
   std::vector<RunFiles> runs;
   if (output != "-") {
     check_replaceable(output);
+    check_replaces_own_output("-o", output, "a page trainer wrote", kPageHeadBytes, is_trainer_page);
     // The page must not replace what it is drawn from (RUN/metrics.jsonl).
     std::vector<ReadFile> inputs;
     for (const std::string& dir : run_dirs)

@@ -100,7 +100,7 @@ std::string settings_that_change(const std::vector<std::string>& settings) {
 }
 
 std::string format_tuned_yaml(const SpeedTuneResult& result, const std::string& extends_path) {
-  std::string text = "# Written by trainer tune " + result.experiment_file + " on " + result.device +
+  std::string text = std::string(kTunedFileMark) + result.experiment_file + " on " + result.device +
                      ": the fastest of the settings below, measured\n# " + std::to_string(result.steps) +
                      " training steps each after " + std::to_string(result.warmup) +
                      " of warm-up, one setting at a time (each with the best of those before).\n";

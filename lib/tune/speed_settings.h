@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainer {
@@ -61,7 +62,9 @@ constexpr double kSpeedMargin = 0.03;
 // then the experiment as it is against the tuned settings.
 std::string format_speed_table(const SpeedTuneResult& result);
 // The file written: `extends:` the experiment, the value kept for every
-// setting, and the table as comments.
+// setting, and the table as comments, after a first line starting with
+// kTunedFileMark (what tells an earlier tuned file, which tune replaces).
+inline constexpr std::string_view kTunedFileMark = "# Written by trainer tune ";
 std::string format_tuned_yaml(const SpeedTuneResult& result, const std::string& extends_path);
 
 // "precision changes" or "precision and train.batch_size change": the

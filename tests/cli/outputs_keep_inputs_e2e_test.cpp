@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include "cli_runner.h"
 #include "experiment_files.h"
@@ -85,6 +86,14 @@ TEST_CASE("an output that is an input or a file a run keeps is refused, the file
     const auto page = run_trainer({"report", run, "-o", run + "/report.html"}, dir);
     CHECK(page.exit_code == 0);
     CHECK_THAT(read_text(run + "/report.html"), Catch::Contains("<html"));
+    // Over its own page again, but over no other file that is there: an
+    // experiment file named as -o was replaced by the page.
+    fs::copy_file(experiment, dir + "/mine.yaml");
+    refused({"report", run, "-o", dir + "/mine.yaml"}, dir + "/mine.yaml",
+            "-o " + dir + "/mine.yaml exists and is not a page trainer wrote: it is left as it is");
+    std::ofstream(dir + "/other.html") << "<!DOCTYPE html>\n<html><head><title>my notes</title></head></html>\n";
+    refused({"report", run, "-o", dir + "/other.html"}, dir + "/other.html", "is not a page trainer wrote");
+    for (int i = 0; i < 2; ++i) CHECK(run_trainer({"report", run, "-o", dir + "/page.html"}, dir).exit_code == 0);
   }
   SECTION("tune: not over the experiment, a file it extends, or a run's file") {
     std::ofstream(dir + "/top.yaml") << "extends: exp.yaml\ntrain: {batch_size: 16}\n";
@@ -95,5 +104,15 @@ TEST_CASE("an output that is an input or a file a run keeps is refused, the file
     refused({"tune", "lr", experiment, "--steps", "5", "-o", experiment}, experiment, "is the experiment file");
     refused({"tune", "lr", experiment, "--steps", "5", "-o", run + "/config.yaml"}, run + "/config.yaml",
             "which the run keeps");
+    // A file of the user's at the tuned file's name, or at -o, is not
+    // replaced; tune's own earlier output is.
+    std::ofstream(dir + "/top.tuned.yaml") << "# my own notes\n";
+    refused({"tune", dir + "/top.yaml", "--steps", "2", "--warmup", "0"}, dir + "/top.tuned.yaml",
+            "the tuned file " + dir + "/top.tuned.yaml exists and is not a file trainer tune wrote");
+    refused({"tune", "lr", experiment, "--steps", "5", "-o", dir + "/top.tuned.yaml"}, dir + "/top.tuned.yaml",
+            "is not a page trainer wrote");
+    fs::remove(dir + "/top.tuned.yaml");
+    for (int i = 0; i < 2; ++i)
+      CHECK(run_trainer({"tune", dir + "/top.yaml", "--steps", "2", "--warmup", "0"}, dir).exit_code == 0);
   }
 }
