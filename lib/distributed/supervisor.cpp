@@ -287,7 +287,7 @@ int supervise(const SupervisorPlan& plan) {
   }
   // The node's first rank prints its own warnings; the others' are printed
   // here, those it did not log too, after waiting this long for it to.
-  WarningRelay warnings(warning_files, ranks.front().rank, std::chrono::seconds(3), [](const std::string& level) {
+  WarningRelay warnings(warning_files, ranks.front().rank, std::chrono::seconds(5), [](const std::string& level) {
     return console_shows(spdlog::level::from_str(level));
   });
   const auto print = [](const std::string& text) { std::fwrite(text.data(), 1, text.size(), stderr); };

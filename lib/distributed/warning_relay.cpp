@@ -50,17 +50,15 @@ std::string WarningMerger::take_due(Clock::time_point now, bool everything) {
     // The same text from other ranks goes with it, due or not yet: the
     // reference rank has not logged it in all that time.
     const RelayedWarning first = due->warning;
-    std::vector<int> ranks;
-    std::vector<int> taken_once;  // each rank's earliest copy only: a second is a second line
+    std::vector<int> ranks;  // each rank's earliest copy only: its second is a line of its own
     for (auto it = pending_.begin(); it != pending_.end();) {
       const bool same = it->warning.text == first.text && it->warning.level == first.level &&
-                        std::find(taken_once.begin(), taken_once.end(), it->rank) == taken_once.end();
+                        std::find(ranks.begin(), ranks.end(), it->rank) == ranks.end();
       if (!same) {
         ++it;
         continue;
       }
       ranks.push_back(it->rank);
-      taken_once.push_back(it->rank);
       it = pending_.erase(it);
     }
     std::sort(ranks.begin(), ranks.end());
